@@ -1,0 +1,45 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# PID 1 of the test guest.  The root is the host's, read-only over 9p; this
+# sets up the writable bits, runs /tmp/out/cmd.sh (written by
+# scripts/vm-run.sh into the shared result dir), stores its exit status and
+# reboots cleanly (QEMU runs with -no-reboot, so it exits).
+export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
+export HOME=/tmp TERM=dumb LANG=C.UTF-8 PYTHONDONTWRITEBYTECODE=1
+
+finish() {
+	sync
+	umount /tmp/out 2>/dev/null
+	echo "damon-perf-guest: rebooting"
+	/bin/busybox reboot -f
+	# not reached unless reboot failed
+	echo b >/proc/sysrq-trigger
+}
+trap finish EXIT
+
+mount -t proc proc /proc
+mount -t sysfs sysfs /sys
+mount -t devtmpfs devtmpfs /dev
+mkdir -p /dev/pts /dev/shm
+mount -t devpts devpts /dev/pts
+mount -t tmpfs tmpfs /dev/shm
+mount -t tmpfs -o mode=1777 tmpfs /tmp
+mount -t tmpfs tmpfs /run
+for d in /var/tmp /var/log /root; do
+	mount -t tmpfs tmpfs "$d" 2>/dev/null
+done
+mount -t debugfs debugfs /sys/kernel/debug 2>/dev/null
+mount -t tracefs tracefs /sys/kernel/tracing 2>/dev/null
+mkdir -p /tmp/out
+if ! mount -t 9p -o trans=virtio,version=9p2000.L,msize=262144 out /tmp/out; then
+	echo "damon-perf-guest: cannot mount the result share" >&2
+	exit 1
+fi
+hostname damon-perf-guest 2>/dev/null
+echo "damon-perf-guest: running $(cat /tmp/out/cmd.sh | tail -n 1)"
+cd /tmp || exit 1
+# The command's output goes to the result dir and, for liveness, the console.
+bash /tmp/out/cmd.sh 2>&1 | tee /tmp/out/output.log
+rc=${PIPESTATUS[0]}
+echo "$rc" >/tmp/out/status
+echo "damon-perf-guest: command exited $rc"

@@ -1,0 +1,59 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# config.sh VARIANT: assemble the guest .config of VARIANT in its O= dir:
+#   tinyconfig, then kconfig/guest-base.config, DAMON's selftest config,
+#   kconfig/damon.config, kconfig/observe-VARIANT.config, any EXTRA_FRAGMENTS,
+#   and kconfig/guest-required.config last; then olddefconfig, then a check
+#   that every requested option came out as asked.
+. "$(dirname "$0")/lib.sh"
+
+variant=${1:?usage: config.sh VARIANT}
+O=$(objdir "$variant")
+[ -d "$SRC/.git" ] || die "no expanded tree at $SRC: run scripts/expand.sh"
+frags=(
+	"$TOP/kconfig/guest-base.config"
+	"$SRC/tools/testing/selftests/damon/config"
+	"$TOP/kconfig/damon.config"
+	"$TOP/kconfig/observe-$variant.config"
+)
+for f in ${EXTRA_FRAGMENTS:-}; do frags+=("$f"); done
+frags+=("$TOP/kconfig/guest-required.config")
+for f in "${frags[@]}"; do [ -f "$f" ] || die "missing fragment $f"; done
+
+mkdir -p "$O"
+{
+	make -s -C "$SRC" O="$O" tinyconfig
+	"$SRC/scripts/kconfig/merge_config.sh" -m -O "$O" "$O/.config" "${frags[@]}"
+	make -s -C "$SRC" O="$O" olddefconfig
+} >"$LOGS/config-$variant.log" 2>&1 ||
+	{ tail -n 30 "$LOGS/config-$variant.log" >&2; die "config $variant failed"; }
+
+# Requested value of each symbol: the last fragment that mentions it wins.
+declare -A want
+for f in "${frags[@]}"; do
+	while IFS= read -r line; do
+		if [[ $line =~ ^CONFIG_([A-Za-z0-9_]+)=(.*)$ ]]; then
+			want[${BASH_REMATCH[1]}]=${BASH_REMATCH[2]}
+		elif [[ $line =~ ^#\ CONFIG_([A-Za-z0-9_]+)\ is\ not\ set ]]; then
+			want[${BASH_REMATCH[1]}]=n
+		fi
+	done <"$f"
+done
+
+series_syms=" $(grep -v '^#' "$TOP/kconfig/series-symbols" | tr '\n' ' ') "
+bad=0
+for sym in $(printf '%s\n' "${!want[@]}" | sort); do
+	w=${want[$sym]}
+	got=$(grep -E "^CONFIG_$sym=" "$O/.config" | cut -d= -f2- || true)
+	[ -n "$got" ] || got=n
+	[ "$got" = "$w" ] && continue
+	if [[ $series_syms == *" $sym "* ]] &&
+		! grep -rqsE "^(menu)?config $sym\$" --include='Kconfig*' "$SRC/mm" "$SRC/kernel" "$SRC/lib"; then
+		log "config $variant: CONFIG_$sym not defined in this tree yet (series symbol), skipped"
+		continue
+	fi
+	echo "CONFIG_$sym: requested $w, got $got" >&2
+	bad=$((bad + 1))
+done
+[ "$bad" -eq 0 ] || die "config $variant: $bad requested option(s) did not come out as asked (unmet dependencies; see 'make O=$O menuconfig')"
+log "config $variant: ${#want[@]} requested options all as asked ($(grep -c '=y' "$O/.config") =y)"
