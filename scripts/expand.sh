@@ -39,14 +39,14 @@ git config user.email >/dev/null || git config user.email "harness@localhost"
 n=0
 while IFS= read -r p; do
 	case "$p" in ''|'#'*) continue ;; esac
-	[ -f "$TOP/patches/$p" ] || die "expand: patches/series names $p, which does not exist"
-	if ! git am -q --committer-date-is-author-date "$TOP/patches/$p" \
+	[ -f "$PATCHES/$p" ] || die "expand: patches/series names $p, which does not exist"
+	if ! git am -q --committer-date-is-author-date "$PATCHES/$p" \
 		>"$LOGS/am.log" 2>&1; then
 		cat "$LOGS/am.log" >&2
 		git am --abort >/dev/null 2>&1 || true
 		die "expand: patch $((n + 1)) does not apply: $p"
 	fi
 	n=$((n + 1))
-done <"$TOP/patches/series"
+done <"$PATCHES/series"
 git rev-parse HEAD >"$(stamp_file)"
 log "expand: $SRC = base + $n patch(es), HEAD $(git rev-parse --short HEAD)"

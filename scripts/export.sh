@@ -17,7 +17,7 @@ git am --abort >/dev/null 2>&1 || true
 KVER=$(make -s -C "$PRISTINE" kernelversion)
 DEBVER=$(dpkg-query -W -f='${Version}' "$BASE_PKG" 2>/dev/null || echo unknown)
 base_line="Base: Linux $KVER, Debian $BASE_PKG $DEBVER"
-P=$TOP/patches
+P=$PATCHES
 cover=$P/0000-cover-letter.patch
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
@@ -27,12 +27,24 @@ subject="damon-perf: hardware-sampled access reports for DAMON and their observa
 date_hdr=""
 blurb="*** BLURB HERE ***"
 if [ -f "$cover" ]; then
-	subject=$(sed -n 's/^Subject: \[[^]]*\] //p' "$cover" | head -n 1)
-	date_hdr=$(grep -m1 '^Date: ' "$cover" || true)
-	# blurb: after the first blank line, up to the shortlog ("Name (N):")
-	blurb=$(awk 'body && /^[^ ].* \([0-9]+\):$/ {exit}
-		body {print} /^$/ && !body {body=1}' "$cover" |
-		grep -v '^Base: Linux ' | sed -e :a -e '/^\n*$/{$d;N;ba' -e '}')
+	# Unfold the headers; blurb: the body up to the shortlog ("Name (N):").
+	eval "$(python3 - "$cover" <<'PY'
+import email, re, shlex, sys
+msg = email.message_from_file(open(sys.argv[1], encoding="utf-8"))
+subj = re.sub(r"\s*\n\s*", " ", msg["Subject"] or "")
+subj = re.sub(r"^\[[^]]*\]\s*", "", subj)
+lines = []
+for line in msg.get_payload().splitlines():
+    if re.match(r"^\S.* \(\d+\):$", line):
+        break
+    if not line.startswith("Base: Linux "):
+        lines.append(line)
+blurb = "\n".join(lines).strip("\n")
+print("subject=" + shlex.quote(subj))
+print("date_hdr=" + shlex.quote("Date: " + msg["Date"] if msg["Date"] else ""))
+print("blurb=" + shlex.quote(blurb))
+PY
+)"
 fi
 
 n=$(git rev-list --count base..HEAD)

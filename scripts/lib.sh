@@ -8,6 +8,7 @@ BUILD=${DAMON_PERF_BUILD:-$TOP/build}
 CACHE=${DAMON_PERF_CACHE:-/var/cache/damon-perf}
 LOGS=$BUILD/logs
 SRC=$BUILD/linux                      # expanded working tree (git)
+PATCHES=${PATCHES:-$TOP/patches}      # the patch queue (expand reads, export writes)
 # Debian package that carries the base tree; the version is pinned so that
 # the series always meets the same base.  BASE_DEB_FALLBACK allows the
 # newest 6.12 package when the pinned one has left the archive.

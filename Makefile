@@ -1,0 +1,33 @@
+# SPDX-License-Identifier: GPL-2.0
+# damon-perf harness entry points.  See README.md.
+VARIANT ?= on
+CMD ?= uname -a
+S := scripts
+
+.PHONY: help demo check deps base expand export config build damon kunit \
+	selftest static per-patch checkpatch vm clean distclean
+
+help:
+	@sed -n 's/^## //p' README.md
+
+demo:            ; @bash $(S)/demo.sh
+check:           ; @bash $(S)/check.sh
+deps:            ; @bash $(S)/deps.sh
+base: deps       ; @bash $(S)/base.sh
+expand: deps     ; @bash $(S)/expand.sh
+export:          ; @bash $(S)/export.sh
+config:          ; @bash $(S)/config.sh $(VARIANT)
+build:           ; @bash $(S)/build.sh $(VARIANT)
+damon:           ; @bash $(S)/build.sh $(VARIANT) mm/damon/
+kunit: build     ; @bash $(S)/kunit.sh $(VARIANT)
+selftest: build  ; @bash $(S)/kselftest.sh $(VARIANT) $(TESTS)
+static:          ; @bash $(S)/static-check.sh $(VARIANT)
+per-patch:       ; @bash $(S)/per-patch.sh
+checkpatch:      ; @bash $(S)/checkpatch.sh
+vm: build        ; @bash $(S)/vm-run.sh --name vm $(VARIANT) -- '$(CMD)'
+
+clean:
+	rm -rf build/vm build/logs build/kselftest build/kselftest-obj
+
+distclean:
+	rm -rf build

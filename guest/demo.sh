@@ -1,0 +1,51 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# Runs in the guest: start the workload, monitor it with DAMON (vaddr,
+# through sysfs), and print the regions DAMON found with their nr_accesses,
+# marking those inside the workload's hot and cold buffers.
+# usage: demo.sh WORKLOAD_BINARY [seconds]
+set -eu
+wl=$1 secs=${2:-4}
+A=/sys/kernel/mm/damon/admin/kdamonds
+[ -d "$A" ] || { echo "demo: no DAMON sysfs interface"; exit 1; }
+
+"$wl" $((secs + 6)) >/tmp/workload.out &
+pid=$!
+for _ in $(seq 50); do grep -q hot= /tmp/workload.out && break; sleep 0.1; done
+read -r hot cold < <(sed -n 's/^hot=\(.*\) cold=\(.*\)$/\1 \2/p' /tmp/workload.out)
+echo "workload pid $pid: hot buffer $hot, cold buffer $cold"
+
+echo 1 >$A/nr_kdamonds
+C=$A/0/contexts
+echo 1 >$C/nr_contexts
+echo vaddr >$C/0/operations
+echo 1 >$C/0/targets/nr_targets
+echo "$pid" >$C/0/targets/0/pid_target
+# A "stat" scheme that matches every region exposes the regions.
+echo 1 >$C/0/schemes/nr_schemes
+echo stat >$C/0/schemes/0/action
+echo on >$A/0/state
+echo "DAMON: kdamond pid $(cat $A/0/pid), sampling $(cat $C/0/monitoring_attrs/intervals/sample_us) us, aggregation $(cat $C/0/monitoring_attrs/intervals/aggr_us) us; monitoring for $secs s"
+sleep "$secs"
+echo update_schemes_tried_regions >$A/0/state
+
+hex() { printf '%d' "$1"; }
+hs=$(hex "${hot%-*}") he=$(hex "${hot#*-}")
+cs=$(hex "${cold%-*}") ce=$(hex "${cold#*-}")
+printf '%-16s %-16s %10s %12s %5s  %s\n' start end size nr_accesses age where
+hot_max=0 cold_max=0 n=0
+for r in $(ls -d $C/0/schemes/0/tried_regions/[0-9]* | sort -V); do
+	s=$(cat "$r/start") e=$(cat "$r/end")
+	a=$(cat "$r/nr_accesses") g=$(cat "$r/age")
+	where=""
+	if [ "$s" -ge "$hs" ] && [ "$e" -le "$he" ]; then
+		where=hot; [ "$a" -gt "$hot_max" ] && hot_max=$a
+	elif [ "$s" -ge "$cs" ] && [ "$e" -le "$ce" ]; then
+		where=cold; [ "$a" -gt "$cold_max" ] && cold_max=$a
+	fi
+	printf '%-16x %-16x %9dK %12d %5d  %s\n' "$s" "$e" $(((e - s) >> 10)) "$a" "$g" "$where"
+	n=$((n + 1))
+done
+echo off >$A/0/state
+wait "$pid" || true
+echo "DAMON saw $n regions; max nr_accesses: hot buffer $hot_max, cold buffer $cold_max"

@@ -1,0 +1,25 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# demo.sh: the main job, from a bare machine: install what is needed, expand
+# the series, build the guest kernel (observe on), boot it and let DAMON
+# monitor a workload with a known hot and cold buffer; print what DAMON saw.
+. "$(dirname "$0")/lib.sh"
+
+t0=$SECONDS
+log "demo 1/4: dependencies (apt-get)"
+bash "$TOP/scripts/deps.sh"
+log "demo 2/4: base tree and series"
+bash "$TOP/scripts/expand.sh"
+log "demo 3/4: kernel build (observe on; ~10 min cold, seconds warm)"
+bash "$TOP/scripts/build.sh" on
+mkdir -p "$BUILD/guest"
+gcc -O2 -Wall -o "$BUILD/guest/workload" "$TOP/guest/workload.c"
+log "demo 4/4: boot the guest and monitor the workload with DAMON"
+rc=0
+bash "$TOP/scripts/vm-run.sh" --name demo --timeout 300 on -- \
+	"bash $TOP/guest/demo.sh $BUILD/guest/workload ${DEMO_SECONDS:-4}" || rc=$?
+echo
+cat "$BUILD/vm/demo/output.log" 2>/dev/null || true
+echo
+log "demo: done in $((SECONDS - t0)) s (guest console: $BUILD/vm/demo/console.log)"
+exit "$rc"

@@ -1,0 +1,44 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# kselftest.sh VARIANT [COLLECTION:TEST...]: build and install the damon
+# kselftests from the expanded tree, boot VARIANT, run them in the guest with
+# the kselftest runner (run_kselftest.sh) and judge its TAP output with the
+# kernel's own parser (kunit.py parse).  Without arguments it runs every test
+# of the damon collection except those in tests/kselftest-denylist.
+. "$(dirname "$0")/lib.sh"
+
+variant=${1:?usage: kselftest.sh VARIANT [COLLECTION:TEST...]}
+shift
+inst=$BUILD/kselftest
+name=kselftest-$variant
+out=$BUILD/vm/$name
+
+log "kselftest: building and installing TARGETS=damon into $inst"
+rm -rf "$inst"
+run_logged kselftest-build make -C "$SRC/tools/testing/selftests" \
+	TARGETS=damon O="$BUILD/kselftest-obj" INSTALL_PATH="$inst" install ||
+	die "kselftest: build failed"
+
+if [ $# -gt 0 ]; then
+	tests=("$@")
+else
+	mapfile -t tests < <(grep -v '^$' "$inst/kselftest-list.txt" | while read -r t; do
+		grep -q "^$t[[:space:]]" "$TOP/tests/kselftest-denylist" ||
+			echo "$t"
+	done)
+	denied=$(grep -c '^[a-z]' "$TOP/tests/kselftest-denylist" || true)
+	log "kselftest: ${#tests[@]} tests to run, $denied denylisted (tests/kselftest-denylist)"
+fi
+[ ${#tests[@]} -gt 0 ] || die "kselftest: no test to run"
+args=""
+for t in "${tests[@]}"; do args+=" -t $t"; done
+
+# Tests run from a writable copy (some write next to themselves).
+bash "$TOP/scripts/vm-run.sh" --name "$name" --timeout "${KSELFTEST_VM_TIMEOUT:-2400}" \
+	"$variant" -- "cp -a $inst /tmp/ks && cd /tmp/ks && ./run_kselftest.sh -o ${KSELFTEST_TIMEOUT:-300}$args" ||
+	die "kselftest $variant: the VM run failed"
+
+python3 "$SRC/tools/testing/kunit/kunit.py" parse --json="$out/kselftest.json" \
+	"$out/output.log" >"$out/kselftest.txt" 2>&1 && rc=0 || rc=$?
+grep -E '\[(PASSED|FAILED|SKIPPED|CRASHED)\]|Testing complete' "$out/kselftest.txt"
+[ "$rc" -eq 0 ] || die "kselftest $variant: failures (output: $out/output.log)"

@@ -1,0 +1,21 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# static-check.sh VARIANT: rebuild mm/damon/ with sparse on every file (C=2)
+# and W=1; fail on any warning in mm/damon/ or include/linux/damon.h that is
+# not in tests/static-baseline (the ones the pristine 6.12 base already has).
+. "$(dirname "$0")/lib.sh"
+
+variant=${1:?usage: static-check.sh VARIANT}
+command -v sparse >/dev/null || die "static-check: sparse missing (scripts/deps.sh)"
+KMAKEFLAGS="C=2 W=1" bash "$TOP/scripts/build.sh" "$variant" mm/damon/ ||
+	die "static-check $variant: build failed"
+# Normalise "file:line:col: warning: text" to "file: warning: text".
+grep -E '(mm/damon/|include/linux/damon\.h|include/trace/events/damon\.h).*: (warning|error):' \
+	"$LOGS/build-$variant.log" | sed -E 's#^(\.\./)?##; s#:[0-9]+:[0-9]+:#:#; s#:[0-9]+:#:#' |
+	sort -u >"$LOGS/static-$variant.txt" || true
+new=$(grep -vxF -f <(grep -v '^#' "$TOP/tests/static-baseline") "$LOGS/static-$variant.txt" || true)
+echo "static-check $variant: $(wc -l <"$LOGS/static-$variant.txt") sparse/W=1 warning(s) in DAMON files, $(grep -c . <<<"$new" || true) not in the baseline"
+if [ -n "$new" ]; then
+	echo "$new"
+	exit 1
+fi
