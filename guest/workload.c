@@ -3,8 +3,11 @@
  * A workload with a known access pattern for DAMON demos and tests: a "hot"
  * buffer written continuously and a "cold" buffer touched once, mapped
  * apart.  Prints both ranges, then runs for the given number of seconds.
+ * With "refault", the hot buffer is dropped (MADV_DONTNEED) before each
+ * round, so that every round page-faults on it: the software page-faults
+ * perf event then samples the hot buffer's addresses.
  *
- * usage: workload [seconds] [hot MiB] [cold MiB]
+ * usage: workload [seconds] [hot MiB] [cold MiB] [refault]
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -36,6 +39,7 @@ int main(int argc, char **argv)
 	long page = sysconf(_SC_PAGESIZE);
 	time_t end = time(NULL) + secs;
 	unsigned long rounds = 0;
+	int refault = argc > 4 && !strcmp(argv[4], "refault");
 
 	munmap(gap, 64 << 20);
 	memset(cold, 1, cold_len);
@@ -43,6 +47,10 @@ int main(int argc, char **argv)
 	       cold + cold_len);
 	fflush(stdout);
 	while (time(NULL) < end) {
+		if (refault && madvise(hot, hot_len, MADV_DONTNEED)) {
+			perror("madvise");
+			return 1;
+		}
 		for (size_t off = 0; off < hot_len; off += page)
 			hot[off]++;
 		rounds++;
