@@ -3,13 +3,16 @@
 # Runs in the guest: start the workload, monitor it with DAMON (vaddr,
 # through sysfs), and print the regions DAMON found with their nr_accesses,
 # marking those inside the workload's hot and cold buffers.
-# usage: demo.sh WORKLOAD_BINARY [seconds]
+# usage: demo.sh WORKLOAD_BINARY [seconds] [perf]
+# With "perf", DAMON takes its access checks from the software page-faults
+# perf event (type 1, config 2, every fault sampled) instead of page-table
+# Accessed bits, and the workload re-faults its hot buffer each round.
 set -eu
-wl=$1 secs=${2:-4}
+wl=$1 secs=${2:-4} mode=${3:-}
 A=/sys/kernel/mm/damon/admin/kdamonds
 [ -d "$A" ] || { echo "demo: no DAMON sysfs interface"; exit 1; }
 
-"$wl" $((secs + 6)) >/tmp/workload.out &
+"$wl" $((secs + 120)) 16 64 ${mode:+refault} >/tmp/workload.out &
 pid=$!
 for _ in $(seq 50); do grep -q hot= /tmp/workload.out && break; sleep 0.1; done
 read -r hot cold < <(sed -n 's/^hot=\(.*\) cold=\(.*\)$/\1 \2/p' /tmp/workload.out)
@@ -24,6 +27,18 @@ echo "$pid" >$C/0/targets/0/pid_target
 # A "stat" scheme that matches every region exposes the regions.
 echo 1 >$C/0/schemes/nr_schemes
 echo stat >$C/0/schemes/0/action
+AP=$C/0/schemes/0/access_pattern
+echo 18446744073709551615 >$AP/sz/max
+echo 4294967295 >$AP/nr_accesses/max
+echo 4294967295 >$AP/age/max
+if [ "$mode" = perf ]; then
+	P=$C/0/monitoring_attrs/sample/perf_events
+	echo 1 >$P/nr_perf_events
+	echo 1 >$P/0/type		# PERF_TYPE_SOFTWARE
+	echo 2 >$P/0/config		# PERF_COUNT_SW_PAGE_FAULTS
+	echo 1 >$P/0/sample_period
+	echo "DAMON: access checks from perf event type $(cat $P/0/type) config $(cat $P/0/config) period $(cat $P/0/sample_period)"
+fi
 echo on >$A/0/state
 echo "DAMON: kdamond pid $(cat $A/0/pid), sampling $(cat $C/0/monitoring_attrs/intervals/sample_us) us, aggregation $(cat $C/0/monitoring_attrs/intervals/aggr_us) us; monitoring for $secs s"
 sleep "$secs"
@@ -47,5 +62,6 @@ for r in $(ls -d $C/0/schemes/0/tried_regions/[0-9]* | sort -V); do
 	n=$((n + 1))
 done
 echo off >$A/0/state
-wait "$pid" || true
+kill "$pid"
+wait "$pid" 2>/dev/null || true
 echo "DAMON saw $n regions; max nr_accesses: hot buffer $hot_max, cold buffer $cold_max"

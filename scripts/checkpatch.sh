@@ -2,6 +2,10 @@
 # SPDX-License-Identifier: GPL-2.0
 # checkpatch.sh: run the tree's checkpatch.pl --strict on every patch in
 # patches/series.  Clean means 0 errors, 0 warnings and 0 checks.
+# checkpatch warns "does MAINTAINERS need updating?" on every added file,
+# whether or not an entry covers it; instead of that warning this checks
+# that get_maintainer.pl finds the DATA ACCESS MONITOR (DAMON) section for
+# every file the patch adds.
 . "$(dirname "$0")/lib.sh"
 
 [ -d "$SRC/.git" ] || die "checkpatch: no expanded tree at $SRC"
@@ -10,9 +14,18 @@ while IFS= read -r p; do
 	case "$p" in ''|'#'*) continue ;; esac
 	n=$((n + 1))
 	res=$(cd "$SRC" && perl scripts/checkpatch.pl --strict --no-summary-file \
-		--show-types "$PATCHES/$p" 2>&1) || true
+		--show-types --ignore FILE_PATH_CHANGES "$PATCHES/$p" 2>&1) || true
+	uncovered=""
+	for f in $(awk '/^--- \/dev\/null/ {getline; sub(/^\+\+\+ b\//, ""); print}' "$PATCHES/$p"); do
+		(cd "$SRC" && perl scripts/get_maintainer.pl --no-git --no-git-fallback \
+			--sections -f "$f" 2>/dev/null) | grep -q '^DATA ACCESS MONITOR$' ||
+			uncovered+=" $f"
+	done
 	total=$(grep -E '^total: ' <<<"$res" || echo "total: (no result)")
-	if grep -q '^total: 0 errors, 0 warnings, 0 checks' <<<"$res"; then
+	if [ -n "$uncovered" ]; then
+		echo "FAIL: $p: added files not covered by the DAMON MAINTAINERS entry:$uncovered"
+		bad=$((bad + 1))
+	elif grep -q '^total: 0 errors, 0 warnings, 0 checks' <<<"$res"; then
 		echo "ok: $p"
 	else
 		echo "FAIL: $p: $total"
