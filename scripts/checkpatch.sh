@@ -18,7 +18,7 @@ while IFS= read -r p; do
 	uncovered=""
 	for f in $(awk '/^--- \/dev\/null/ {getline; sub(/^\+\+\+ b\//, ""); print}' "$PATCHES/$p"); do
 		(cd "$SRC" && perl scripts/get_maintainer.pl --no-git --no-git-fallback \
-			--sections -f "$f" 2>/dev/null) | grep -q '^DATA ACCESS MONITOR$' ||
+			--sections -f "$f" </dev/null 2>/dev/null) | grep -q '^DATA ACCESS MONITOR$' ||
 			uncovered+=" $f"
 	done
 	total=$(grep -E '^total: ' <<<"$res" || echo "total: (no result)")
