@@ -17,9 +17,9 @@ while IFS= read -r p; do
 		--show-types --ignore FILE_PATH_CHANGES "$PATCHES/$p" 2>&1) || true
 	uncovered=""
 	for f in $(awk '/^--- \/dev\/null/ {getline; sub(/^\+\+\+ b\//, ""); print}' "$PATCHES/$p"); do
-		(cd "$SRC" && perl scripts/get_maintainer.pl --no-git --no-git-fallback \
-			--sections -f "$f" </dev/null 2>/dev/null) | grep -q '^DATA ACCESS MONITOR$' ||
-			uncovered+=" $f"
+		sections=$(cd "$SRC" && perl scripts/get_maintainer.pl --no-git \
+			--no-git-fallback --sections -f "$f" </dev/null 2>/dev/null) || true
+		grep -qx 'DATA ACCESS MONITOR' <<<"$sections" || uncovered+=" $f"
 	done
 	total=$(grep -E '^total: ' <<<"$res" || echo "total: (no result)")
 	if [ -n "$uncovered" ]; then
