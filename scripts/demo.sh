@@ -2,7 +2,9 @@
 # SPDX-License-Identifier: GPL-2.0
 # demo.sh: the main job, from a bare machine: install what is needed, expand
 # the series, build the guest kernel (observe on), boot it and let DAMON
-# monitor a workload with a known hot and cold buffer; print what DAMON saw.
+# monitor a workload with a known hot and cold buffer, first with page-table
+# Accessed bits, then with the software page-faults perf event; print what
+# DAMON saw each time.
 . "$(dirname "$0")/lib.sh"
 
 t0=$SECONDS
@@ -16,8 +18,9 @@ mkdir -p "$BUILD/guest"
 gcc -O2 -Wall -o "$BUILD/guest/workload" "$TOP/guest/workload.c"
 log "demo 4/4: boot the guest and monitor the workload with DAMON"
 rc=0
-bash "$TOP/scripts/vm-run.sh" --name demo --timeout 300 on -- \
-	"bash $TOP/guest/demo.sh $BUILD/guest/workload ${DEMO_SECONDS:-4}" || rc=$?
+secs=${DEMO_SECONDS:-4}
+bash "$TOP/scripts/vm-run.sh" --name demo --timeout 400 on -- \
+	"echo '=== DAMON with page-table Accessed bits'; bash $TOP/guest/demo.sh $BUILD/guest/workload $secs && echo && echo '=== DAMON with the software page-faults perf event (type 1, config 2, period 1)' && bash $TOP/guest/demo.sh $BUILD/guest/workload $secs perf" || rc=$?
 echo
 cat "$BUILD/vm/demo/output.log" 2>/dev/null || true
 echo
