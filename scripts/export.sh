@@ -51,7 +51,9 @@ n=$(git rev-list --count base..HEAD)
 if [ "$n" -gt 0 ]; then
 	git config branch.series.description "$(printf '%s\n\n%s\n\n%s\n' \
 		"$subject" "$blurb" "$base_line")"
-	git format-patch -q --zero-commit --no-signature --cover-letter \
+	# A fixed abbreviation: git's automatic one grows with the number of
+	# objects in the repository, so index lines would differ between clones.
+	git -c core.abbrev=12 format-patch -q --zero-commit --no-signature --cover-letter \
 		--cover-from-description=subject -o "$tmp" base..HEAD
 	[ -z "$date_hdr" ] || sed -i "s/^Date: .*/$date_hdr/" "$tmp/0000-cover-letter.patch"
 else
