@@ -55,4 +55,5 @@ stage kselftest-on bash "$TOP/scripts/kselftest.sh" on
 for v in $(variants); do
 	stage "static-$v" bash "$TOP/scripts/static-check.sh" "$v"
 done
+stage bloat-off bash "$TOP/scripts/bloat-check.sh"
 finish

@@ -1,14 +1,15 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# config.sh VARIANT: assemble the guest .config of VARIANT in its O= dir:
+# config.sh VARIANT [OBJDIR]: assemble the guest .config of VARIANT in its
+# O= dir (or OBJDIR):
 #   tinyconfig, then kconfig/guest-base.config, DAMON's selftest config,
 #   kconfig/damon.config, kconfig/observe-VARIANT.config, any EXTRA_FRAGMENTS,
 #   and kconfig/guest-required.config last; then olddefconfig, then a check
 #   that every requested option came out as asked.
 . "$(dirname "$0")/lib.sh"
 
-variant=${1:?usage: config.sh VARIANT}
-O=$(objdir "$variant")
+variant=${1:?usage: config.sh VARIANT [OBJDIR]}
+O=${2:-$(objdir "$variant")}
 [ -d "$SRC/.git" ] || die "no expanded tree at $SRC: run scripts/expand.sh"
 frags=(
 	"$TOP/kconfig/guest-base.config"
