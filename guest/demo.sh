@@ -39,6 +39,15 @@ if [ "$mode" = perf ]; then
 	echo 1 >$P/0/sample_period
 	echo "DAMON: access checks from perf event type $(cat $P/0/type) config $(cat $P/0/config) period $(cat $P/0/sample_period)"
 fi
+T=/sys/kernel/tracing
+if [ "$mode" = perf ] && [ -d $T/events/damon/damon_perf_sample ]; then
+	echo 0 >$T/tracing_on
+	echo >$T/trace
+	echo 4096 >$T/buffer_size_kb
+	echo 1 >$T/events/damon/damon_perf_sample/enable
+	echo 1 >$T/events/damon/damon_perf_drain/enable
+	echo 1 >$T/tracing_on
+fi
 echo on >$A/0/state
 echo "DAMON: kdamond pid $(cat $A/0/pid), sampling $(cat $C/0/monitoring_attrs/intervals/sample_us) us, aggregation $(cat $C/0/monitoring_attrs/intervals/aggr_us) us; monitoring for $secs s"
 sleep "$secs"
@@ -65,3 +74,15 @@ echo off >$A/0/state
 kill "$pid"
 wait "$pid" 2>/dev/null || true
 echo "DAMON saw $n regions; max nr_accesses: hot buffer $hot_max, cold buffer $cold_max"
+if [ "$mode" = perf ] && [ -r /sys/kernel/debug/damon/perf_stats ]; then
+	echo 0 >$T/tracing_on
+	echo
+	echo "--- /sys/kernel/debug/damon/perf_stats (cumulative since boot)"
+	cat /sys/kernel/debug/damon/perf_stats
+	echo
+	echo "--- trace excerpt: damon_perf_sample"
+	grep -m 5 'damon_perf_sample:' $T/trace || true
+	echo "--- trace excerpt: damon_perf_drain"
+	grep -m 5 'damon_perf_drain:' $T/trace || true
+	echo 0 >$T/events/damon/enable
+fi

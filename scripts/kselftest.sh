@@ -34,8 +34,8 @@ args=""
 for t in "${tests[@]}"; do args+=" -t $t"; done
 
 # Tests run from a writable copy (some write next to themselves).
-bash "$TOP/scripts/vm-run.sh" --name "$name" --timeout "${KSELFTEST_VM_TIMEOUT:-2400}" \
-	"$variant" -- "cp -a $inst /tmp/ks && cd /tmp/ks && ./run_kselftest.sh -o ${KSELFTEST_TIMEOUT:-300}$args" ||
+bash "$TOP/scripts/vm-run.sh" --name "$name" --timeout "${KSELFTEST_VM_TIMEOUT:-3600}" \
+	"$variant" -- "cp -a $inst /tmp/ks && cd /tmp/ks && ./run_kselftest.sh -o ${KSELFTEST_TIMEOUT:-900}$args" ||
 	die "kselftest $variant: the VM run failed"
 
 python3 "$SRC/tools/testing/kunit/kunit.py" parse --json="$out/kselftest.json" \
