@@ -29,10 +29,32 @@ ln -sf /proc/self/fd/1 /dev/stdout
 ln -sf /proc/self/fd/2 /dev/stderr
 mount -t devpts devpts /dev/pts
 mount -t tmpfs tmpfs /dev/shm
-mount -t tmpfs -o mode=1777 tmpfs /tmp
-mount -t tmpfs tmpfs /run
+# The harness's own directories (DP_TOP, DP_BUILD: kernel command line
+# parameters, so environment variables here) may live under a directory that
+# gets a tmpfs below, e.g. a clone in /tmp: keep them visible by moving a bind
+# mount of each over the new tmpfs.
+mount_tmpfs() {	# mount_tmpfs DIR [mount options]
+	local d=$1 p n=0 kept=()
+	shift
+	for p in "${DP_TOP:-}" "${DP_BUILD:-}"; do
+		case "$p/" in
+		"$d"/*)
+			mkdir -p "/dev/.keep$n"
+			mount --bind "$p" "/dev/.keep$n" && kept+=("$n:$p")
+			n=$((n + 1))
+			;;
+		esac
+	done
+	mount -t tmpfs "$@" tmpfs "$d" || return
+	for p in "${kept[@]}"; do
+		mkdir -p "${p#*:}"
+		mount --move "/dev/.keep${p%%:*}" "${p#*:}"
+	done
+}
+mount_tmpfs /tmp -o mode=1777
+mount_tmpfs /run
 for d in /var/tmp /var/log /root; do
-	mount -t tmpfs tmpfs "$d" 2>/dev/null
+	mount_tmpfs "$d" 2>/dev/null
 done
 mount -t debugfs debugfs /sys/kernel/debug 2>/dev/null
 mount -t tracefs tracefs /sys/kernel/tracing 2>/dev/null

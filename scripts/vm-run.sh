@@ -61,7 +61,7 @@ esac
 cmdline="console=ttyS0,115200 earlyprintk=serial root=hostroot rootfstype=9p"
 cmdline+=" rootflags=trans=virtio,version=9p2000.L,msize=262144,cache=loose ro"
 cmdline+=" init=$TOP/guest/init.sh panic=-1 panic_on_warn=1 oops=panic"
-cmdline+=" nokaslr $append"
+cmdline+=" nokaslr DP_TOP=$TOP DP_BUILD=$BUILD $append"
 
 log "vm-run: booting $variant ($accel, $cpus CPUs, ${mem}M) for '$*' [log: $out]"
 start=$SECONDS
