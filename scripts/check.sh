@@ -24,6 +24,9 @@ stage() {	# stage NAME CMD...
 	else
 		failed=$((failed + 1))
 		summary+=("$(printf '%-14s FAIL %5d s  (%s)' "$name" "$dt" "$logf")")
+		# The cause, in the table: a CI report may keep only its end.
+		summary+=("$(grep -E 'ERROR|\[(FAILED|CRASHED)\]' "$logf" |
+			tail -n 3 | cut -c1-160 | sed 's/^/    /')")
 	fi
 	log "=== $name: $([ "$rc" -eq 0 ] && echo PASS || echo "FAIL (rc $rc)") in $dt s"
 	return "$rc"

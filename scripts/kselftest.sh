@@ -41,4 +41,14 @@ bash "$TOP/scripts/vm-run.sh" --name "$name" --timeout "${KSELFTEST_VM_TIMEOUT:-
 python3 "$SRC/tools/testing/kunit/kunit.py" parse --json="$out/kselftest.json" \
 	"$out/output.log" >"$out/kselftest.txt" 2>&1 && rc=0 || rc=$?
 grep -E '\[(PASSED|FAILED|SKIPPED|CRASHED)\]|Testing complete' "$out/kselftest.txt"
-[ "$rc" -eq 0 ] || die "kselftest $variant: failures (output: $out/output.log)"
+[ "$rc" -eq 0 ] && exit 0
+# Show what each failed test printed last, so that a CI log names the cause.
+awk '/^# selftests: / { n = 0; delete buf }
+     { buf[n++ % 30] = $0 }
+     /^not ok [0-9]+ selftests: / {
+	print "---- " $0
+	for (i = (n > 30 ? n - 30 : 0); i < n; i++) print "    " buf[i % 30]
+     }' "$out/output.log" | grep -v '^    not ok' >&2
+failed=$(grep -oE '^not ok [0-9]+ selftests: [^ ]+ [^ ]+' "$out/output.log" |
+	sed 's/.* //' | paste -sd' ')
+die "kselftest $variant: failed: ${failed:-see log} (output: $out/output.log)"
