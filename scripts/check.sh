@@ -59,4 +59,9 @@ for v in $(variants); do
 	stage "static-$v" bash "$TOP/scripts/static-check.sh" "$v"
 done
 stage bloat-off bash "$TOP/scripts/bloat-check.sh"
+for a in arm64 i386; do
+	for v in $(variants); do
+		stage "cross-$a-$v" bash "$TOP/scripts/cross-check.sh" "$a" "$v"
+	done
+done
 finish

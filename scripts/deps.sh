@@ -10,6 +10,8 @@ PKGS=(
 	rsync python3 xz-utils git ccache sparse perl
 	# VM and guest tools (the guest runs the host root over 9p)
 	qemu-system-x86 busybox-static procps stress-ng
+	# cross builds of mm/damon (scripts/cross-check.sh; i386 uses the host gcc)
+	gcc-aarch64-linux-gnu
 )
 
 missing=()

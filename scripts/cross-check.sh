@@ -1,0 +1,71 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# cross-check.sh ARCH VARIANT: configure the expanded tree for ARCH (arm64 or
+# i386) with observe VARIANT (on/off), build the DAMON objects with sparse on
+# every file (C=2) and W=1, and fail on a warning in a DAMON file that is not
+# in tests/static-baseline.  The counters of the series are u64s written from
+# NMI, and its sample handlers must serve ARM SPE as well as x86 PMUs: this
+# proves that the code builds cleanly on a 64-bit non-x86 and a 32-bit arch.
+# Objects: $SRC/.out-ARCH-VARIANT.  Log: build/logs/cross-ARCH-VARIANT.log.
+. "$(dirname "$0")/lib.sh"
+
+arch=${1:?usage: cross-check.sh arm64|i386 on|off}
+variant=${2:?usage: cross-check.sh arm64|i386 on|off}
+case $arch in
+arm64)	cross=aarch64-linux-gnu- ;;
+i386)	cross= ;;	# the host's gcc builds 32-bit x86 kernels (-m32)
+*)	die "cross-check: unknown arch $arch (arm64 or i386)" ;;
+esac
+command -v "${cross}gcc" >/dev/null ||
+	die "cross-check: ${cross}gcc missing (scripts/deps.sh installs it)"
+command -v sparse >/dev/null || die "cross-check: sparse missing (scripts/deps.sh)"
+[ -d "$SRC/.git" ] || die "no expanded tree at $SRC: run scripts/expand.sh"
+
+O=$SRC/.out-$arch-$variant
+name=cross-$arch-$variant
+frags=("$TOP/kconfig/cross.config" "$TOP/kconfig/damon.config"
+	"$TOP/kconfig/observe-$variant.config")
+kmake=(make -C "$SRC" O="$O" ARCH="$arch" CROSS_COMPILE="$cross")
+
+mkdir -p "$O"
+{
+	"${kmake[@]}" -s tinyconfig
+	"$SRC/scripts/kconfig/merge_config.sh" -m -O "$O" "$O/.config" "${frags[@]}"
+	"${kmake[@]}" -s olddefconfig
+} >"$LOGS/$name-config.log" 2>&1 ||
+	{ tail -n 30 "$LOGS/$name-config.log" >&2; die "$name: config failed"; }
+
+# The DAMON options and what the series needs must come out as asked.
+bad=0
+for sym in DAMON DAMON_VADDR DAMON_PADDR DAMON_SYSFS DAMON_KUNIT_TEST \
+	PERF_EVENTS DEBUG_FS EVENT_TRACING SMP HOTPLUG_CPU; do
+	grep -qx "CONFIG_$sym=y" "$O/.config" ||
+		{ echo "CONFIG_$sym is not y" >&2; bad=$((bad + 1)); }
+done
+obs=$(grep -E '^CONFIG_DAMON_PERF_OBSERVE=' "$O/.config" | cut -d= -f2 || true)
+[ "${obs:-n}" = "$([ "$variant" = on ] && echo y || echo n)" ] ||
+	{ echo "CONFIG_DAMON_PERF_OBSERVE is '${obs:-n}' for variant $variant" >&2; bad=$((bad + 1)); }
+[ "$bad" -eq 0 ] || die "$name: $bad option(s) did not come out as asked (see $O/.config)"
+bits=$(grep -q '^CONFIG_64BIT=y' "$O/.config" && echo 64 || echo 32)
+
+start=$SECONDS
+log "$name: make mm/damon/ C=2 W=1 ($bits-bit, -j$JOBS, ccache)"
+# Only mm/damon is rebuilt with sparse; kbuild prepares the rest first.
+with_progress "$name" "${kmake[@]}" -j"$JOBS" CC="ccache ${cross}gcc" \
+	C=2 W=1 mm/damon/ || die "$name: build failed (build/logs/$name.log)"
+for o in core.o sysfs.o ops-common.o vaddr.o paddr.o; do
+	[ -f "$O/mm/damon/$o" ] || die "$name: mm/damon/$o was not built"
+done
+if [ "$variant" = on ]; then
+	[ -f "$O/mm/damon/perf/observe.o" ] || die "$name: mm/damon/perf/observe.o was not built"
+fi
+
+grep -E '(mm/damon/|include/linux/damon\.h|include/trace/events/damon\.h).*: (warning|error):' \
+	"$LOGS/$name.log" | sed -E 's#^(\.\./)?##; s#:[0-9]+:[0-9]+:#:#; s#:[0-9]+:#:#' |
+	sort -u >"$LOGS/$name.txt" || true
+new=$(grep -vxF -f <(grep -v '^#' "$TOP/tests/static-baseline") "$LOGS/$name.txt" || true)
+log "$name: built in $((SECONDS - start)) s; $(wc -l <"$LOGS/$name.txt") sparse/W=1 warning(s) in DAMON files, $(grep -c . <<<"$new" || true) not in the baseline"
+if [ -n "$new" ]; then
+	echo "$new"
+	exit 1
+fi
