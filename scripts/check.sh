@@ -46,6 +46,8 @@ stage deps bash "$TOP/scripts/deps.sh" || finish
 stage expand bash "$TOP/scripts/expand.sh" || finish
 stage checkpatch bash "$TOP/scripts/checkpatch.sh"
 stage roundtrip bash "$TOP/tests/export-roundtrip.sh"
+stage funnel-unit env FUNNEL_DIR="$SRC/tools/testing/selftests/damon" \
+	python3 "$TOP/tests/test_funnel.py" -v
 for v in $(variants); do
 	stage "build-$v" bash "$TOP/scripts/build.sh" "$v"
 done
