@@ -53,7 +53,7 @@ if [ "$n" -gt 0 ]; then
 		"$subject" "$blurb" "$base_line")"
 	# A fixed abbreviation: git's automatic one grows with the number of
 	# objects in the repository, so index lines would differ between clones.
-	git -c core.abbrev=12 format-patch -q --zero-commit --no-signature --cover-letter \
+	git -c core.abbrev=12 format-patch -q --zero-commit --no-signature --cover-letter --base=base \
 		--cover-from-description=subject -o "$tmp" base..HEAD
 	[ -z "$date_hdr" ] || sed -i "s/^Date: .*/$date_hdr/" "$tmp/0000-cover-letter.patch"
 else
@@ -74,3 +74,5 @@ cp "$tmp"/*.patch "$P"/
 (cd "$P" && ls -1 [0-9]*.patch | grep -v '^0000-cover-letter.patch$' || true) >"$P/series"
 git rev-parse HEAD >"$SRC/.git/damon-perf-exported"
 log "export: $n patch(es) + cover letter into $P"
+# The recipients of each patch, recorded for sending (check verifies).
+bash "$TOP/scripts/get-maintainer.sh"
