@@ -46,6 +46,7 @@ stage deps bash "$TOP/scripts/deps.sh" || finish
 stage expand bash "$TOP/scripts/expand.sh" || finish
 stage checkpatch bash "$TOP/scripts/checkpatch.sh"
 stage get-maintainer bash "$TOP/scripts/get-maintainer.sh" --check
+stage docs bash "$TOP/scripts/docs-check.sh"
 stage roundtrip bash "$TOP/tests/export-roundtrip.sh"
 stage funnel-unit env FUNNEL_DIR="$SRC/tools/testing/selftests/damon" \
 	python3 "$TOP/tests/test_funnel.py" -v

@@ -12,6 +12,8 @@ PKGS=(
 	qemu-system-x86 busybox-static procps stress-ng
 	# cross builds of mm/damon (scripts/cross-check.sh; i386 uses the host gcc)
 	gcc-aarch64-linux-gnu
+	# documentation build (scripts/docs-check.sh)
+	python3-sphinx python3-sphinx-rtd-theme
 )
 
 missing=()
