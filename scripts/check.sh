@@ -59,6 +59,7 @@ for v in $(variants); do
 	stage "kunit-$v" bash "$TOP/scripts/kunit.sh" "$v"
 done
 stage kselftest-on bash "$TOP/scripts/kselftest.sh" on
+stage consumers bash "$TOP/scripts/consumers.sh" on
 for v in $(variants); do
 	stage "static-$v" bash "$TOP/scripts/static-check.sh" "$v"
 done

@@ -14,6 +14,8 @@ PKGS=(
 	gcc-aarch64-linux-gnu
 	# documentation build (scripts/docs-check.sh)
 	python3-sphinx python3-sphinx-rtd-theme
+	# tracing consumers run in the guest (scripts/consumers.sh)
+	linux-perf trace-cmd bpftrace
 )
 
 missing=()

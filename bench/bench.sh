@@ -1,0 +1,245 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# bench.sh ('make bench'): the cost of the series (issue #6), measured in one
+# run and printed as one table, ratios within the run:
+#   1. observe=n costs nothing: scripts/bloat-check.sh, rerun as it is
+#   2. handler cost, 3. end to end, 4. drain throughput, 5. ring sizing:
+#      observe=n ('off') and observe=y ('on') kernels with the benchmark hook
+#      (bench/0001-bench-hook.patch: /sys/kernel/debug/damon_perf_bench),
+#      each booted in QEMU to run bench/bench-guest.sh
+#
+# The benchmark kernels are built in their own tree, a local clone of
+# build/linux reset to its "series" branch with the hook applied, so that
+# build/linux is never touched (bloat-check.sh aside, which checks out
+# commits there as it always does):
+#   build/bench/linux            the tree (DAMON_PERF_BUILD=build/bench for
+#                                the harness scripts, so objdirs are its
+#                                children .out-on and .out-off: ccache hits)
+#   build/bench/logs             build and bloat logs
+#   build/bench/vm/bench-V-N/    guest output of boot N of variant V
+#   build/bench/results.txt      the table
+#
+# Env: BENCH_BOOTS (1): boots of each variant, alternating their order; the
+#      boots after the first run only the end-to-end phase, whose runs all
+#      count.  BENCH_ENV: environment for bench-guest.sh, e.g.
+#      BENCH_ENV="RUNS=9 STORM_ARGS='-m 64 -r 8'".  BENCH_TIMEOUT (1800):
+#      seconds per boot.  BENCH_SKIP_BLOAT=1: skip step 1.
+#      VM_ACCEL: as for scripts/vm-run.sh (default tcg).
+top=$(cd "$(dirname "$0")/.." && pwd)
+main_build=${DAMON_PERF_BUILD:-$top/build}
+export DAMON_PERF_BUILD=$main_build/bench
+. "$top/scripts/lib.sh"
+
+main_src=$main_build/linux
+bench=$TOP/bench
+boots=${BENCH_BOOTS:-1}
+accel=${VM_ACCEL:-tcg}
+results=$BUILD/results.txt
+t0=$SECONDS
+
+for f in 0001-bench-hook.patch perf-bench.h bench-guest.sh faultstorm.c; do
+	[ -f "$bench/$f" ] || die "bench: missing $bench/$f"
+done
+[ -d "$main_src/.git" ] || die "bench: no expanded tree at $main_src: run 'make expand'"
+
+# 1. observe=n against the base-only series
+bloat="skipped (BENCH_SKIP_BLOAT)"
+if [ -z "${BENCH_SKIP_BLOAT:-}" ]; then
+	log "bench 1/5: bloat-o-meter, observe=n against the base-only series"
+	rc=0
+	DAMON_PERF_BUILD=$main_build bash "$TOP/scripts/bloat-check.sh" \
+		>"$LOGS/bench-bloat.log" 2>&1 || rc=$?
+	bloat=$(grep -E '^(bloat-o-meter|bloat-check:)' "$LOGS/bench-bloat.log" | tail -n 1) || true
+	[ "$rc" -eq 0 ] || bloat="FAILED (rc $rc): ${bloat:-see $LOGS/bench-bloat.log}"
+fi
+
+# 2. the benchmark tree: series + the hook
+log "bench 2/5: tree $SRC = series of $main_src + bench/0001-bench-hook.patch"
+if [ ! -d "$SRC/.git" ]; then
+	mkdir -p "$BUILD"
+	git clone -q --no-checkout "$main_src" "$SRC" || die "bench: clone failed"
+fi
+git -C "$SRC" fetch -q "$main_src" "+refs/heads/series:refs/heads/bench-series" ||
+	die "bench: fetching the series branch failed"
+rev=$(git -C "$SRC" rev-parse --verify bench-series)
+git -C "$SRC" checkout -q -f --detach "$rev" || die "bench: checkout failed"
+git -C "$SRC" clean -fdq -- mm/damon
+git -C "$SRC" apply "$bench/0001-bench-hook.patch" ||
+	die "bench: bench/0001-bench-hook.patch does not apply on the series"
+if ! cmp -s "$bench/perf-bench.h" "$SRC/mm/damon/tests/perf-bench.h"; then
+	log "bench: bench/perf-bench.h is newer than the patch's copy: using it (regenerate the patch)"
+	cp "$bench/perf-bench.h" "$SRC/mm/damon/tests/perf-bench.h"
+fi
+
+log "bench 3/5: build the on and off kernels with the hook, and the workload"
+for v in off on; do
+	bash "$TOP/scripts/build.sh" "$v" || die "bench: build $v failed"
+done
+mkdir -p "$BUILD/guest"
+gcc -O2 -Wall -pthread -o "$BUILD/guest/faultstorm" "$bench/faultstorm.c" ||
+	die "bench: building faultstorm failed"
+
+log "bench 4/5: $boots boot(s) of each variant ($accel)"
+rm -rf "$BUILD"/vm/bench-*
+failed=0
+for b in $(seq "$boots"); do
+	phase=all
+	[ "$b" -eq 1 ] || phase=e2e
+	order="off on"
+	[ $((b % 2)) -eq 1 ] || order="on off"
+	for v in $order; do
+		# kunit.enable=0: the KUnit suites would fill rings before ring_peak
+		bash "$TOP/scripts/vm-run.sh" --name "bench-$v-$b" \
+			--timeout "${BENCH_TIMEOUT:-1800}" --append "kunit.enable=0" "$v" -- \
+			"${BENCH_ENV:-} bash $bench/bench-guest.sh $BUILD/guest/faultstorm $phase" ||
+			{ log "bench: boot $b of $v failed ($BUILD/vm/bench-$v-$b)"; failed=$((failed + 1)); }
+	done
+done
+
+log "bench 5/5: results"
+# The table shows what is there: missing figures are "-", not an exit
+set +e +o pipefail
+# res VARIANT [PATTERN]: RESULT lines of VARIANT's boots (all: of all boots)
+# that match the extended regular expression PATTERN
+res() {
+	local logs=("$BUILD"/vm/bench-"$1"-*/output.log)
+
+	[ "$1" != all ] || logs=("$BUILD"/vm/bench-*/output.log)
+	cat "${logs[@]}" 2>/dev/null | grep -E "^RESULT ${2:-}" || true
+}
+# kv KEY: the value of KEY in each line on stdin
+kv() { sed -n "s/.* $1=\([^ ]*\).*/\1/p"; }
+median() {
+	sort -n | awk '{ v[NR] = $1 } END {
+		if (!NR) exit
+		if (NR % 2) print v[(NR + 1) / 2]
+		else printf "%.0f\n", (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
+}
+# f FORMAT EXPR [A [B [C [D]]]]: printf FORMAT of the awk EXPR of a, b, c
+# and d, the values A to D; "-" if a value is missing or a divisor is zero
+f() {
+	local fmt=$1 expr=$2 v
+
+	shift 2
+	for v in "$@"; do
+		[ -n "$v" ] || { echo -; return; }
+	done
+	awk -v a="${1:-0}" -v b="${2:-0}" -v c="${3:-0}" -v d="${4:-0}" \
+		"BEGIN { printf \"$fmt\", $expr }" 2>/dev/null || echo -
+}
+# handler V TRACE NAME KEY: KEY of handler benchmark NAME of variant V
+handler() { res "$1" "handler trace=$2 .*name=$3 " | kv "$4" | median; }
+# e2e V MODE: median wall time (ns) of the storm in MODE on variant V
+e2e() { res "$1" "e2e mode=$2 " | kv elapsed_ns | median; }
+# drain V NAME R KEY
+drain() { res "$1" "drain .*name=$2 regions=$3 " | kv "$4" | median; }
+
+{
+	echo "damon-perf bench $(date -u +%Y-%m-%d), series $(git -C "$SRC" log -1 --format='%h %s' "$rev")"
+	echo "reproduce: make bench   (bash bench/bench.sh; BENCH_BOOTS=$boots${BENCH_ENV:+ BENCH_ENV=\"$BENCH_ENV\"})"
+	echo "guest: QEMU $accel, $(res all 'info' | kv possible_cpus | head -n 1) vCPUs, on a shared 2-core host.  Under TCG"
+	echo "the CPU is emulated: absolute times are many times native; read the ratios,"
+	echo "which are taken within this run."
+	echo
+	echo "1. observe=n costs nothing: $bloat"
+	echo
+	n=$(res off "handler trace=off .*name=handler_vaddr " | kv iters | head -n 1)
+	echo "2. handler cost, ns per sample: median of 5 interleaved rounds of $(f %d 'a / 5' "$n") calls"
+	echo "   on one CPU, net of an empty indirect call (the 'empty' row, gross)"
+	printf '   %-22s %10s %10s %9s %12s %9s\n' handler observe=n observe=y y-n "y,tp=on" tp/off
+	for h in vaddr paddr empty; do
+		key=net_ps_per_op
+		[ "$h" = empty ] && key=ps_per_op
+		hn=$(handler off off "handler_$h" "$key")
+		hy=$(handler on off "handler_$h" "$key")
+		ht=$(handler on on "handler_$h" "$key")
+		label=$h
+		[ "$h" = vaddr ] && label="vaddr (page-faults)"
+		[ "$h" = paddr ] && label="paddr (IBS-like)"
+		[ "$h" = empty ] && label="empty indirect call"
+		printf '   %-22s %10s %10s %9s %12s %9s\n' "$label" \
+			"$(f %.1f 'a / 1000' "$hn")" "$(f %.1f 'a / 1000' "$hy")" \
+			"$(f %.1f '(b - a) / 1000' "$hn" "$hy")" \
+			"$(f %.1f 'a / 1000' "$ht")" "$(f %.2f 'b / a' "$hy" "$ht")"
+	done
+	echo "   goal: y-n <= 5 ns per sample with the tracepoints off (TCG-inflated here)"
+	echo
+	args=$(res all "e2e " | sed -n 's/.* threads=\([^ ]*\) mib=\([^ ]*\) rounds=\([^ ]*\) faults=\([^ ]*\).*/\1 threads x \2 MiB x \3 rounds = \4 faults/p' | head -n 1)
+	runs=$(res on "e2e mode=none " | wc -l)
+	[ "$runs" -gt 0 ] || runs=$(res off "e2e mode=none " | wc -l)
+	echo "3. end to end: faultstorm, ${args:-?}, median of $runs"
+	echo "   interleaved runs per mode and variant (wall ms; page-faults event: type 1,"
+	echo "   config 2, period 1, on all CPUs; sampling interval 5 ms)"
+	printf '   %-30s %10s %10s %8s\n' mode observe=n observe=y y/n
+	for m in none vaddr perf; do
+		en=$(e2e off "$m")
+		ey=$(e2e on "$m")
+		[ -n "$en$ey" ] || continue
+		label=$m
+		[ "$m" = none ] && label="no DAMON"
+		[ "$m" = vaddr ] && label="DAMON vaddr, Accessed bits"
+		[ "$m" = perf ] && label="DAMON vaddr, page-faults p=1"
+		printf '   %-30s %10s %10s %8s\n' "$label" "$(f %.1f 'a / 1e6' "$en")" \
+			"$(f %.1f 'a / 1e6' "$ey")" "$(f %.3f 'b / a' "$en" "$ey")"
+	done
+	pn=$(e2e off perf) py=$(e2e on perf) nn=$(e2e off none) ny=$(e2e on none)
+	printf '   %-30s %10s %10s %8s\n' "page-faults p=1 / no DAMON" \
+		"$(f %.3f 'a / b' "$pn" "$nn")" "$(f %.3f 'a / b' "$py" "$ny")" \
+		"$(f %.3f '(c / d) / (a / b)' "$pn" "$nn" "$py" "$ny")"
+	echo "   goal: y/n <= 1.01 for page-faults p=1.  observe=n and =y are separate"
+	echo "   boots; the last row divides out the speed of each boot"
+	echo
+	echo "4. drain throughput: random reports over R regions of one vaddr target,"
+	echo "   drains of $(res all "drain .*name=drain_total " | kv reports_per_drain | head -n 1) reports (a ring);"
+	echo "   total = kdamond_check_reported_accesses(), match = drain+match only,"
+	echo "   fixed = regions snapshot + access rate update, per drain"
+	printf '   %7s %9s %9s %9s %9s %9s %11s %10s\n' regions "n Mrep/s" "y Mrep/s" "n ns/rep" "y ns/rep" "y match" "match/lg R" "y fixed us"
+	for R in 10 100 1000 10000; do
+		rn=$(drain off drain_total "$R" reports_per_sec)
+		ry=$(drain on drain_total "$R" reports_per_sec)
+		tn=$(drain off drain_total "$R" ps_per_op)
+		ty=$(drain on drain_total "$R" ps_per_op)
+		my=$(drain on drain_match "$R" ps_per_op)
+		fy=$(drain on drain_fixed "$R" ns_per_op)
+		[ -n "$rn$ry" ] || continue
+		printf '   %7s %9s %9s %9s %9s %9s %11s %10s\n' "$R" \
+			"$(f %.2f 'a / 1e6' "$rn")" "$(f %.2f 'a / 1e6' "$ry")" \
+			"$(f %.1f 'a / 1000' "$tn")" "$(f %.1f 'a / 1000' "$ty")" \
+			"$(f %.1f 'a / 1000' "$my")" \
+			"$(f %.2f 'a / 1000 / (log(b) / log(2))' "$my" "$R")" \
+			"$(f %.1f 'a / 1000' "$fy")"
+	done
+	echo "   goals: >= 10 M reports/s at 1k regions; match ns/report ~ log2(R)"
+	echo "   (a flat 'match/lg R' column)"
+	echo
+	echo "5. ring sizing (observe=y): the storm above with the page-faults event"
+	s=$(res on "ring_summary " | head -n 1)
+	if [ -z "$s" ] || [[ $s == *skipped* ]]; then
+		echo "   no data (${s:-no ring_summary line})"
+	else
+		echo "   ring: $(kv ring_size <<<"$s") reports per CPU; drains: $(kv drains <<<"$s"), interval mean $(kv gap_mean_us <<<"$s") us, max $(kv gap_max_us <<<"$s") us"
+		echo "   measured: $(res on "ring cpu=" | sed -n 's/.* cpu=\([^ ]*\) .*rate_per_s=\([^ ]*\).*/cpu\1 \2/p' | tr '\n' ' ')samples/s;"
+		echo "   ring_peak $(kv ring_peak <<<"$s"), overflows $(res on "ring cpu=" | kv overflow | awk '{ s += $1 } END { print s + 0 }'), most reports in one drain $(kv max_reports_per_drain <<<"$s")"
+		ring=$(kv ring_size <<<"$s")
+		mean=$(kv gap_mean_us <<<"$s")
+		max=$(kv gap_max_us <<<"$s")
+		echo "   overflow begins at ring / interval = $(kv threshold_mean_per_s <<<"$s") samples/s per CPU"
+		echo "   ($(kv threshold_worst_per_s <<<"$s") at the longest interval).  At 100k samples/s per CPU a"
+		echo "   ring holds $(f %.0f '1e5 * a / 1e6' "$mean") entries after a mean interval, $(f %.0f '1e5 * a / 1e6' "$max") after the longest:"
+		echo "   $(f %s '(1e5 * a / 1e6 < b) ? "no overflow" : "OVERFLOW"' "$max" "$ring") at the default ring size (goal: no overflow)"
+	fi
+	if [ -n "$(res on "ring_order ")" ]; then
+		echo "   the same storm with smaller rings (damon_core.report_ring_order):"
+		printf '   %7s %10s %10s %12s %18s\n' ring overflows ppm "max rate/s" "rate x mean int."
+		res on "ring_order " | while read -r line; do
+			rate=$(kv rate_max_per_s <<<"$line")
+			printf '   %7s %10s %10s %12s %18s\n' "$(kv ring <<<"$line")" \
+				"$(kv overflow <<<"$line")" "$(kv overflow_ppm <<<"$line")" "$rate" \
+				"$(f %.0f 'a * b / 1e6' "$rate" "${mean:-}")"
+		done
+		echo "   (overflows should begin where 'rate x mean int.' nears the ring size)"
+	fi
+	echo
+	echo "raw: $BUILD/vm/bench-*/output.log; $failed failed boot(s); $((SECONDS - t0)) s"
+} | tee "$results"
+[ "$failed" -eq 0 ]

@@ -1,0 +1,634 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Benchmarks of the DAMON access reports of perf event samples
+ *
+ * For the damon-perf harness ('make bench', bench/bench.sh) only, not part of
+ * the series.  The harness patch bench/0001-bench-hook.patch includes this at
+ * the bottom of core.c, like the KUnit tests, so that it can call the static
+ * functions of core.c, and builds core.o with -DDAMON_PERF_BENCH.
+ *
+ * Write a command to /sys/kernel/debug/damon_perf_bench to run benchmarks
+ * synchronously in the writing process, then read the file for the results:
+ *
+ *	info		the report ring size and the build options
+ *	handler [N]	N calls of each perf overflow handler per round (five
+ *			rounds, interleaved with an empty handler)
+ *	drain R [K]	K access reports drained and matched against R regions,
+ *			timed whole, and again in its steps
+ *	all		info, handler, and drain for 10, 100, 1k and 10k regions
+ *
+ * Each result is a line like below, with more key=value pairs after those:
+ *
+ *	bench name=<name> iters=<n> ns_per_op=<ns>
+ *
+ * The benchmark contexts are private to the writer and have no kdamond.  The
+ * handlers and the drain feed the observability counters and tracepoints
+ * like real samples do, so perf_stats counts the benchmark's samples too.
+ */
+
+#ifdef DAMON_PERF_BENCH
+
+#include <linux/debugfs.h>
+#include <linux/fs.h>
+#include <linux/math64.h>
+#include <linux/mutex.h>
+#include <linux/prandom.h>
+#include <linux/sched/clock.h>
+#include <linux/sched/signal.h>
+#include <linux/timekeeping.h>
+
+/* Size of the results buffer */
+#define DAMON_BENCH_OUT_SZ		8192
+/* Rounds of each handler benchmark, for the median */
+#define DAMON_BENCH_ROUNDS		5
+/* Handler calls per timed batch, less than a report ring holds */
+#define DAMON_BENCH_BATCH		1024
+#define DAMON_BENCH_CALLS		(100 * DAMON_BENCH_BATCH)
+#define DAMON_BENCH_MAX_CALLS		(10000 * DAMON_BENCH_BATCH)
+#define DAMON_BENCH_REPORTS		(20 * 4096)
+#define DAMON_BENCH_MAX_REPORTS		BIT(24)
+#define DAMON_BENCH_MAX_REGIONS		100000
+/* Where the regions of the benchmark contexts start, and their size */
+#define DAMON_BENCH_BASE		0x10000000UL
+#define DAMON_BENCH_REGION_SZ		(16 * PAGE_SIZE)
+
+/* Serializes the benchmarks and protects the results buffer */
+static DEFINE_MUTEX(damon_bench_lock);
+static char damon_bench_out[DAMON_BENCH_OUT_SZ];
+static size_t damon_bench_len;
+
+static __printf(1, 2) void damon_bench_printf(const char *fmt, ...)
+{
+	va_list args;
+
+	va_start(args, fmt);
+	damon_bench_len += vscnprintf(damon_bench_out + damon_bench_len,
+				      sizeof(damon_bench_out) -
+				      damon_bench_len, fmt, args);
+	va_end(args);
+}
+
+/* Sorts @vals of @nr entries, and returns the median */
+static u64 damon_bench_median(u64 *vals, int nr)
+{
+	int i, j;
+	u64 v;
+
+	for (i = 1; i < nr; i++) {
+		v = vals[i];
+		for (j = i; j > 0 && vals[j - 1] > v; j--)
+			vals[j] = vals[j - 1];
+		vals[j] = v;
+	}
+	return vals[nr / 2];
+}
+
+/* Picoseconds per operation, for @ns nanoseconds of @nr operations */
+static u64 damon_bench_ps(u64 ns, u64 nr)
+{
+	return nr ? div64_u64(ns * 1000, nr) : 0;
+}
+
+static void damon_bench_destroy_ctx(struct damon_ctx *ctx)
+{
+	struct damon_target *t;
+
+	/* This drains the rings, and reads the pids of the targets */
+	damon_report_rings_release(ctx);
+	/* &damon_target->pid is NULL for the physical address space */
+	damon_for_each_target(t, ctx)
+		put_pid(t->pid);
+	damon_destroy_ctx(ctx);
+}
+
+/*
+ * Returns a new context of @id that receives access reports, having one
+ * target of @nr_regions adjacent regions from DAMON_BENCH_BASE, or NULL.  The
+ * target of a virtual address space is the current process, so that the
+ * reports that the current process makes match.
+ */
+static struct damon_ctx *damon_bench_new_ctx(enum damon_ops_id id,
+					     unsigned long nr_regions)
+{
+	struct damon_ctx *ctx = damon_new_ctx();
+	unsigned long start = DAMON_BENCH_BASE;
+	struct damon_target *t;
+	struct damon_region *r;
+	unsigned long i;
+
+	if (!ctx)
+		return NULL;
+	ctx->ops.id = id;
+	t = damon_new_target();
+	if (!t)
+		goto fail;
+	if (damon_target_has_pid(ctx))
+		t->pid = get_task_pid(current, PIDTYPE_PID);
+	damon_add_target(ctx, t);
+	for (i = 0; i < nr_regions; i++) {
+		r = damon_new_region(start, start + DAMON_BENCH_REGION_SZ);
+		if (!r)
+			goto fail;
+		damon_add_region(r, t);
+		start += DAMON_BENCH_REGION_SZ;
+	}
+	if (damon_report_rings_alloc(ctx))
+		goto fail;
+	return ctx;
+
+fail:
+	damon_bench_destroy_ctx(ctx);
+	return NULL;
+}
+
+/* Number of the entries of each report ring of @ctx */
+static unsigned long damon_bench_ring_size(struct damon_ctx *ctx)
+{
+	int cpu = cpumask_first(cpu_possible_mask);
+
+	return per_cpu_ptr(ctx->report_rings, cpu)->mask + 1;
+}
+
+static int damon_bench_info(void)
+{
+	damon_bench_printf("bench name=info iters=0 ns_per_op=0 ring_size=%lu observe=%d possible_cpus=%u batch=%d rounds=%d region_sz=%lu\n",
+			   BIT(READ_ONCE(damon_report_ring_order)),
+			   IS_ENABLED(CONFIG_DAMON_PERF_OBSERVE),
+			   num_possible_cpus(), DAMON_BENCH_BATCH,
+			   DAMON_BENCH_ROUNDS, DAMON_BENCH_REGION_SZ);
+	return 0;
+}
+
+/*
+ * Handler cost: the perf overflow handlers, called on one CPU with crafted
+ * samples through a function pointer like perf does, against an empty
+ * handler called the same way.
+ */
+
+#if defined(CONFIG_PERF_EVENTS) && \
+	(IS_ENABLED(CONFIG_DAMON_VADDR) || IS_ENABLED(CONFIG_DAMON_PADDR))
+
+#include "../ops-common.h"
+
+/* A perf overflow handler that does nothing, for the cost of the call */
+static noinline void damon_bench_empty_overflow(struct perf_event *event,
+						struct perf_sample_data *data,
+						struct pt_regs *regs)
+{
+	barrier();
+}
+
+/*
+ * struct damon_bench_handler - A perf overflow handler to benchmark.
+ * @name:		Name of the benchmark.
+ * @handler:		The handler.
+ * @event:		Fake perf event whose handler context is a DAMON event.
+ * @data:		Sample that the handler is called for.
+ * @ctx:		Context that the handler reports to, drained between
+ *			the batches, or NULL.
+ * @round_ps:		Picoseconds per call of each round.
+ * @min_batch_ns:	Nanoseconds of the fastest batch.
+ */
+struct damon_bench_handler {
+	const char *name;
+	perf_overflow_handler_t handler;
+	struct perf_event *event;
+	struct perf_sample_data *data;
+	struct damon_ctx *ctx;
+	u64 round_ps[DAMON_BENCH_ROUNDS];
+	u64 min_batch_ns;
+};
+
+/*
+ * Set up @b to call @handler for a sample of @flags, @addr and @phys_addr, of
+ * an event of @sample_type that reports to @ctx.  @b should be zero-filled.
+ * damon_bench_handler_fini() cleans up @b even if this fails.
+ */
+static int damon_bench_handler_init(struct damon_bench_handler *b,
+				    const char *name,
+				    perf_overflow_handler_t handler,
+				    struct damon_ctx *ctx, u64 sample_type,
+				    u64 flags, u64 addr, u64 phys_addr)
+{
+	struct damon_perf_event *ev;
+	int cpu;
+
+	b->name = name;
+	b->handler = handler;
+	b->ctx = ctx;
+	b->min_batch_ns = U64_MAX;
+	b->event = kzalloc(sizeof(*b->event), GFP_KERNEL);
+	b->data = kzalloc(sizeof(*b->data), GFP_KERNEL);
+	if (!b->event || !b->data)
+		return -ENOMEM;
+	b->event->attr.sample_type = sample_type;
+	/* like a sample of the software page-faults event, of period one */
+	perf_sample_data_init(b->data, 0, 1);
+	b->data->sample_flags |= flags;
+	b->data->addr = addr;
+	b->data->phys_addr = phys_addr;
+	if (!ctx)
+		return 0;
+
+	ev = damon_new_perf_event();
+	if (!ev)
+		return -ENOMEM;
+	ev->ctx = ctx;
+	b->event->overflow_handler_context = ev;
+	/*
+	 * The per-CPU states that the handlers check, as for an armed event.
+	 * The first call on each CPU marks the event RUNNING there.
+	 */
+	for_each_possible_cpu(cpu) {
+		damon_perf_observe_event_created(ev, cpu);
+		damon_perf_observe_event_enabled(ev, cpu);
+	}
+	return 0;
+}
+
+static void damon_bench_handler_fini(struct damon_bench_handler *b)
+{
+	struct damon_perf_event *ev = NULL;
+	int cpu;
+
+	if (b->event)
+		ev = b->event->overflow_handler_context;
+	if (ev) {
+		for_each_possible_cpu(cpu)
+			damon_perf_observe_event_destroyed(ev, cpu);
+		damon_perf_observe_event_free(ev);
+		kfree(ev);
+	}
+	kfree(b->event);
+	kfree(b->data);
+}
+
+/* Returns the nanoseconds that @nr calls of the handler of @b take */
+static u64 damon_bench_handler_batch(struct damon_bench_handler *b,
+				     unsigned int nr)
+{
+	/* an indirect call that the compiler cannot resolve, as perf's */
+	perf_overflow_handler_t handler = READ_ONCE(b->handler);
+	struct perf_sample_data *data = b->data;
+	struct perf_event *event = b->event;
+	unsigned int i;
+	u64 start, end;
+
+	/* the handlers run on the CPU of the sample, not preemptible */
+	preempt_disable();
+	start = local_clock();
+	for (i = 0; i < nr; i++)
+		handler(event, data, NULL);
+	end = local_clock();
+	preempt_enable();
+	return end - start;
+}
+
+/*
+ * Time round @round of @nr_batches batches of calls of the handler of @b, and
+ * drain the reports of each batch outside of the timed part.
+ */
+static int damon_bench_handler_round(struct damon_bench_handler *b,
+				     int round, unsigned long nr_batches)
+{
+	unsigned long batch;
+	u64 ns, total = 0;
+
+	for (batch = 0; batch < nr_batches; batch++) {
+		ns = damon_bench_handler_batch(b, DAMON_BENCH_BATCH);
+		total += ns;
+		b->min_batch_ns = min(b->min_batch_ns, ns);
+		if (b->ctx)
+			kdamond_check_reported_accesses(b->ctx);
+		cond_resched();
+		if (fatal_signal_pending(current))
+			return -EINTR;
+	}
+	b->round_ps[round] = damon_bench_ps(total,
+					    nr_batches * DAMON_BENCH_BATCH);
+	return 0;
+}
+
+/* Whether the damon_perf_sample tracepoint is enabled */
+static int damon_bench_sample_tp_enabled(void)
+{
+#ifdef CONFIG_DAMON_PERF_OBSERVE
+	return trace_damon_perf_sample_enabled();
+#else
+	return 0;
+#endif
+}
+
+static void damon_bench_handler_print(struct damon_bench_handler *b,
+				      u64 iters, u64 empty_ps)
+{
+	u64 ps = damon_bench_median(b->round_ps, DAMON_BENCH_ROUNDS);
+	unsigned long drops = 0;
+
+	if (b->ctx)
+		drops = b->ctx->report_stats.overflows +
+			b->ctx->report_stats.nested_drops;
+	damon_bench_printf("bench name=%s iters=%llu ns_per_op=%llu ps_per_op=%llu min_ps_per_op=%llu net_ps_per_op=%lld observe=%d tp=%d drops=%lu\n",
+			   b->name, iters, div64_u64(ps, 1000), ps,
+			   damon_bench_ps(b->min_batch_ns, DAMON_BENCH_BATCH),
+			   (s64)(ps - empty_ps),
+			   IS_ENABLED(CONFIG_DAMON_PERF_OBSERVE),
+			   damon_bench_sample_tp_enabled(), drops);
+}
+
+/*
+ * Time @calls calls, rounded up to batches, of each overflow handler and of
+ * an empty handler, for DAMON_BENCH_ROUNDS interleaved rounds.  The rings are
+ * drained between the batches, outside of the timed part, so that no report
+ * is dropped.
+ */
+static int damon_bench_handlers(unsigned long calls)
+{
+	unsigned long nr_batches = DIV_ROUND_UP(calls, DAMON_BENCH_BATCH);
+	struct damon_bench_handler b[3] = {};
+	struct damon_ctx *vctx, *pctx;
+	int round, i, err;
+	u64 empty_ps;
+
+	if (!calls || calls > DAMON_BENCH_MAX_CALLS)
+		return -EINVAL;
+	vctx = damon_bench_new_ctx(DAMON_OPS_VADDR, 4);
+	pctx = damon_bench_new_ctx(DAMON_OPS_PADDR, 4);
+	if (!vctx || !pctx) {
+		err = -ENOMEM;
+		goto out;
+	}
+	err = damon_bench_handler_init(&b[0], "handler_empty",
+				       damon_bench_empty_overflow, NULL, 0, 0,
+				       0, 0);
+	if (!err)
+		/* a sample of the software page-faults event */
+		err = damon_bench_handler_init(&b[1], "handler_vaddr",
+					       damon_perf_vaddr_overflow, vctx,
+					       PERF_SAMPLE_ADDR,
+					       PERF_SAMPLE_ADDR,
+					       DAMON_BENCH_BASE + 0x1800, 0);
+	if (!err)
+		/* an IBS-like sample of a physical address */
+		err = damon_bench_handler_init(&b[2], "handler_paddr",
+					       damon_perf_paddr_overflow, pctx,
+					       PERF_SAMPLE_ADDR |
+					       PERF_SAMPLE_PHYS_ADDR,
+					       PERF_SAMPLE_ADDR |
+					       PERF_SAMPLE_PHYS_ADDR,
+					       DAMON_BENCH_BASE + 0x1800,
+					       DAMON_BENCH_BASE + 0x1800);
+	if (err)
+		goto out;
+	/* a batch should fit in a ring, e.g., after report_ring_order changes */
+	if (damon_bench_ring_size(vctx) < DAMON_BENCH_BATCH ||
+	    damon_bench_ring_size(pctx) < DAMON_BENCH_BATCH) {
+		err = -ENOSPC;
+		goto out;
+	}
+
+	for (round = 0; round < DAMON_BENCH_ROUNDS; round++) {
+		for (i = 0; i < ARRAY_SIZE(b); i++) {
+			err = damon_bench_handler_round(&b[i], round,
+							nr_batches);
+			if (err)
+				goto out;
+		}
+	}
+
+	/* the net costs are above the median of the empty handler */
+	empty_ps = damon_bench_median(b[0].round_ps, DAMON_BENCH_ROUNDS);
+	for (i = 0; i < ARRAY_SIZE(b); i++)
+		damon_bench_handler_print(&b[i], nr_batches *
+					  DAMON_BENCH_BATCH *
+					  DAMON_BENCH_ROUNDS, empty_ps);
+out:
+	for (i = 0; i < ARRAY_SIZE(b); i++)
+		damon_bench_handler_fini(&b[i]);
+	if (vctx)
+		damon_bench_destroy_ctx(vctx);
+	if (pctx)
+		damon_bench_destroy_ctx(pctx);
+	return err;
+}
+
+#else	/* CONFIG_PERF_EVENTS && (CONFIG_DAMON_VADDR || CONFIG_DAMON_PADDR) */
+
+static int damon_bench_handlers(unsigned long calls)
+{
+	return -EOPNOTSUPP;
+}
+
+#endif	/* CONFIG_PERF_EVENTS && (CONFIG_DAMON_VADDR || CONFIG_DAMON_PADDR) */
+
+/*
+ * Drain throughput: reports of random addresses in the regions, pushed into
+ * the ring of this CPU with damon_report_access() outside of the timed part,
+ * then drained and matched like kdamond does for a sampling interval.
+ */
+
+/*
+ * Report @nr accesses of the current process to random addresses in the
+ * @nr_regions regions of @ctx.  Returns the number of reports not queued.
+ */
+static unsigned long damon_bench_push(struct damon_ctx *ctx,
+				      struct rnd_state *rnd,
+				      unsigned long nr_regions,
+				      unsigned long nr)
+{
+	struct damon_access_report report = {
+		.size = 1,
+		.tid = task_pid_nr(current),
+		.tgid = task_tgid_nr(current),
+	};
+	unsigned long i, failed = 0;
+
+	damon_perf_report_set_source(&report, DAMON_REPORT_SRC_PERF_OVERFLOW);
+	for (i = 0; i < nr; i++) {
+		report.vaddr = DAMON_BENCH_BASE +
+			(prandom_u32_state(rnd) % nr_regions) *
+			DAMON_BENCH_REGION_SZ +
+			prandom_u32_state(rnd) % DAMON_BENCH_REGION_SZ;
+		report.paddr = report.vaddr;
+		if (damon_report_access(ctx, &report))
+			failed++;
+	}
+	return failed;
+}
+
+/*
+ * Drain and match @nr_reports reports against @nr_regions regions, in drains
+ * of at most a ring of reports, first with kdamond_check_reported_accesses()
+ * (drain_total), then again in its three steps: the regions snapshot and the
+ * access rates update (drain_fixed, per drain) and the drain and match of the
+ * reports (drain_match).  The two alternate, with the same number of reports.
+ */
+static int damon_bench_drain(unsigned long nr_regions,
+			     unsigned long nr_reports)
+{
+	u64 total_ns = 0, match_ns = 0, fixed_ns = 0, t0, t1, t2, t3;
+	u64 best_total_ps = U64_MAX, best_match_ps = U64_MAX;
+	unsigned long per_drain, done, nr, nr_drains = 0, failed = 0;
+	unsigned long matched, dequeued;
+	struct damon_report_snapshot *snap;
+	struct damon_report_stats *stats;
+	struct rnd_state rnd;
+	struct damon_ctx *ctx;
+	int err = 0;
+
+	if (!nr_regions || nr_regions > DAMON_BENCH_MAX_REGIONS ||
+	    !nr_reports || nr_reports > DAMON_BENCH_MAX_REPORTS)
+		return -EINVAL;
+	ctx = damon_bench_new_ctx(DAMON_OPS_VADDR, nr_regions);
+	if (!ctx)
+		return -ENOMEM;
+	stats = &ctx->report_stats;
+	prandom_seed_state(&rnd, nr_regions);
+	per_drain = min(nr_reports, damon_bench_ring_size(ctx));
+
+	/* allocates the snapshot, which the next drains reuse */
+	failed += damon_bench_push(ctx, &rnd, nr_regions, per_drain);
+	kdamond_check_reported_accesses(ctx);
+	matched = stats->matched;
+	dequeued = stats->dequeued;
+
+	for (done = 0; done < nr_reports; done += nr) {
+		nr = min(per_drain, nr_reports - done);
+
+		failed += damon_bench_push(ctx, &rnd, nr_regions, nr);
+		t0 = ktime_get_ns();
+		kdamond_check_reported_accesses(ctx);
+		t1 = ktime_get_ns();
+		total_ns += t1 - t0;
+		best_total_ps = min(best_total_ps,
+				    damon_bench_ps(t1 - t0, nr));
+
+		failed += damon_bench_push(ctx, &rnd, nr_regions, nr);
+		t0 = ktime_get_ns();
+		snap = damon_report_snapshot_build(ctx);
+		t1 = ktime_get_ns();
+		if (!snap) {
+			err = -ENOMEM;
+			goto out;
+		}
+		damon_drain_reports(ctx, ctx->report_rings, snap);
+		t2 = ktime_get_ns();
+		damon_apply_reports(ctx, snap);
+		t3 = ktime_get_ns();
+		match_ns += t2 - t1;
+		fixed_ns += (t1 - t0) + (t3 - t2);
+		best_match_ps = min(best_match_ps,
+				    damon_bench_ps(t2 - t1, nr));
+		nr_drains++;
+
+		cond_resched();
+		if (fatal_signal_pending(current)) {
+			err = -EINTR;
+			goto out;
+		}
+	}
+	matched = stats->matched - matched;
+	dequeued = stats->dequeued - dequeued;
+
+	damon_bench_printf("bench name=drain_total regions=%lu iters=%lu ns_per_op=%llu ps_per_op=%llu best_ps_per_op=%llu reports_per_sec=%llu reports_per_drain=%lu dequeued=%lu matched=%lu failed=%lu\n",
+			   nr_regions, nr_reports,
+			   div64_u64(total_ns, nr_reports),
+			   damon_bench_ps(total_ns, nr_reports), best_total_ps,
+			   total_ns ? div64_u64((u64)nr_reports * NSEC_PER_SEC,
+						total_ns) : 0,
+			   per_drain, dequeued, matched, failed);
+	damon_bench_printf("bench name=drain_match regions=%lu iters=%lu ns_per_op=%llu ps_per_op=%llu best_ps_per_op=%llu reports_per_sec=%llu\n",
+			   nr_regions, nr_reports,
+			   div64_u64(match_ns, nr_reports),
+			   damon_bench_ps(match_ns, nr_reports), best_match_ps,
+			   match_ns ? div64_u64((u64)nr_reports * NSEC_PER_SEC,
+						match_ns) : 0);
+	damon_bench_printf("bench name=drain_fixed regions=%lu iters=%lu ns_per_op=%llu\n",
+			   nr_regions, nr_drains,
+			   nr_drains ? div64_u64(fixed_ns, nr_drains) : 0);
+out:
+	damon_bench_destroy_ctx(ctx);
+	return err;
+}
+
+static int damon_bench_all(void)
+{
+	static const unsigned long nr_regions[] = {10, 100, 1000, 10000};
+	int i, err;
+
+	err = damon_bench_info();
+	if (!err)
+		err = damon_bench_handlers(DAMON_BENCH_CALLS);
+	for (i = 0; !err && i < ARRAY_SIZE(nr_regions); i++)
+		err = damon_bench_drain(nr_regions[i], DAMON_BENCH_REPORTS);
+	return err;
+}
+
+static ssize_t damon_bench_read(struct file *file, char __user *ubuf,
+				size_t count, loff_t *ppos)
+{
+	ssize_t ret;
+
+	if (mutex_lock_interruptible(&damon_bench_lock))
+		return -EINTR;
+	ret = simple_read_from_buffer(ubuf, count, ppos, damon_bench_out,
+				      damon_bench_len);
+	mutex_unlock(&damon_bench_lock);
+	return ret;
+}
+
+static ssize_t damon_bench_write(struct file *file, const char __user *ubuf,
+				 size_t count, loff_t *ppos)
+{
+	unsigned long arg1 = 0, arg2 = 0;
+	char cmd[16];
+	char *buf;
+	int nr, err;
+
+	if (!count || count > 64)
+		return -EINVAL;
+	buf = memdup_user_nul(ubuf, count);
+	if (IS_ERR(buf))
+		return PTR_ERR(buf);
+	nr = sscanf(buf, "%15s %lu %lu", cmd, &arg1, &arg2);
+	kfree(buf);
+	if (nr < 1)
+		return -EINVAL;
+
+	if (mutex_lock_interruptible(&damon_bench_lock))
+		return -EINTR;
+	damon_bench_len = 0;
+	damon_bench_out[0] = '\0';
+	if (!strcmp(cmd, "info"))
+		err = damon_bench_info();
+	else if (!strcmp(cmd, "handler"))
+		err = damon_bench_handlers(nr > 1 ? arg1 : DAMON_BENCH_CALLS);
+	else if (!strcmp(cmd, "drain") && nr > 1)
+		err = damon_bench_drain(arg1, nr > 2 ? arg2 :
+					DAMON_BENCH_REPORTS);
+	else if (!strcmp(cmd, "all"))
+		err = damon_bench_all();
+	else
+		err = -EINVAL;
+	mutex_unlock(&damon_bench_lock);
+	if (err)
+		return err;
+	return count;
+}
+
+static const struct file_operations damon_bench_fops = {
+	.owner = THIS_MODULE,
+	.read = damon_bench_read,
+	.write = damon_bench_write,
+	.llseek = default_llseek,
+};
+
+static int __init damon_bench_init(void)
+{
+	debugfs_create_file("damon_perf_bench", 0600, NULL, NULL,
+			    &damon_bench_fops);
+	return 0;
+}
+late_initcall(damon_bench_init);
+
+#endif	/* DAMON_PERF_BENCH */
