@@ -5,7 +5,7 @@ CMD ?= uname -a
 S := scripts
 
 .PHONY: help demo check deps base expand export config build damon kunit \
-	selftest static cross docs consumers bench per-patch checkpatch vm clean distclean
+	selftest static cross docs consumers bench stress per-patch checkpatch vm clean distclean
 
 help:
 	@sed -n 's/^## //p' README.md
@@ -24,6 +24,7 @@ selftest: build  ; @bash $(S)/kselftest.sh $(VARIANT) $(TESTS)
 static:          ; @bash $(S)/static-check.sh $(VARIANT)
 consumers: build ; @bash $(S)/consumers.sh $(VARIANT)
 bench:           ; @bash bench/bench.sh
+stress:          ; @bash $(S)/stress-all.sh
 docs:            ; @bash $(S)/docs-check.sh
 cross:           ; @for a in arm64 i386; do bash $(S)/cross-check.sh $$a $(VARIANT) || exit 1; done
 per-patch:       ; @bash $(S)/per-patch.sh

@@ -1,0 +1,35 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# stress-all.sh ('make stress', issue #7): everything that proves the series
+# under load and faults, beyond the fast subset of make check:
+#   1. the 'debug' variant (kconfig/observe-debug.config: KASAN,
+#      PROVE_LOCKING, DEBUG_ATOMIC_SLEEP, KMEMLEAK, UBSAN, DEBUG_LIST,
+#      DEBUG_OBJECTS): build, all KUnit suites, every DAMON kselftest that
+#      check runs, and the full stress test (100 CPU hotplug cycles, 200
+#      start/stop cycles then a kmemleak scan, a flood into 4-entry rings,
+#      two contexts at once), with no report on the console;
+#   2. the full stress test on the 'on' variant.
+# Ends with one line "N passed, N failed", like check.
+. "$(dirname "$0")/lib.sh"
+set +e
+passed=0 failed=0
+run() {	# run NAME CMD...
+	local name=$1 start=$SECONDS
+	shift
+	log "=== $name: $*"
+	if "$@" >"$LOGS/stress-$name.log" 2>&1; then
+		passed=$((passed + 1))
+		log "=== $name: PASS in $((SECONDS - start)) s"
+	else
+		failed=$((failed + 1))
+		tail -n 30 "$LOGS/stress-$name.log" | sed 's/^/    /'
+		log "=== $name: FAIL in $((SECONDS - start)) s ($LOGS/stress-$name.log)"
+	fi
+}
+run build-debug bash "$TOP/scripts/build.sh" debug
+run kunit-debug bash "$TOP/scripts/kunit.sh" debug
+run kselftest-debug env KSELFTEST_VM_TIMEOUT=7200 bash "$TOP/scripts/kselftest.sh" debug
+run stress-debug bash "$TOP/scripts/stress.sh" debug
+run stress-on bash "$TOP/scripts/stress.sh" on
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ]
