@@ -60,6 +60,7 @@ for v in $(variants); do
 done
 stage kselftest-on bash "$TOP/scripts/kselftest.sh" on
 stage consumers bash "$TOP/scripts/consumers.sh" on
+stage stress-fast bash "$TOP/scripts/stress.sh" on fast
 for v in $(variants); do
 	stage "static-$v" bash "$TOP/scripts/static-check.sh" "$v"
 done
