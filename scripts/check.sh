@@ -59,6 +59,7 @@ for v in $(variants); do
 	stage "kunit-$v" bash "$TOP/scripts/kunit.sh" "$v"
 done
 stage kselftest-on bash "$TOP/scripts/kselftest.sh" on
+stage obs-negative bash "$TOP/tests/obs-negative.sh" on
 stage consumers bash "$TOP/scripts/consumers.sh" on
 stage stress-fast bash "$TOP/scripts/stress.sh" on fast
 for v in $(variants); do
