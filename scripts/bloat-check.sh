@@ -7,6 +7,7 @@
 # and every mm/damon object with scripts/bloat-o-meter: 0 bytes allowed.
 . "$(dirname "$0")/lib.sh"
 
+hist_tree	# the base-only commit is checked out and built in $HIST
 cd "$SRC"
 first=$(git log --reverse --format=%H -S'config DAMON_PERF_OBSERVE' base..HEAD -- mm/damon/Kconfig | sed -n 1p)
 if [ -z "$first" ]; then
@@ -19,6 +20,11 @@ head=$(git symbolic-ref -q --short HEAD || git rev-parse HEAD)
 trap 'git -C "$SRC" checkout -q "$head"' EXIT
 
 ref=$(objdir off-baseonly)
+# The reference starts from the objects of HEAD's observe=off build: after
+# the checkout only what the observe part changed is rebuilt.
+[ -f "$(objdir off)/vmlinux" ] || bash "$TOP/scripts/build.sh" off vmlinux ||
+	die "bloat-check: HEAD off build failed"
+seed_objdir "$(objdir off)" "$ref"
 git checkout -q "$base_only"
 bash "$TOP/scripts/config.sh" off "$ref"
 log "bloat-check: building the base-only series (observe off) in $ref"
@@ -28,8 +34,11 @@ git checkout -q "$head"
 bash "$TOP/scripts/build.sh" off vmlinux || die "bloat-check: HEAD off build failed"
 
 cur=$(objdir off)
-mapfile -t objs < <( (cd "$ref" && ls mm/damon/*.o mm/damon/*/*.o 2>/dev/null || true)
-	(cd "$cur" && ls mm/damon/*.o mm/damon/*/*.o 2>/dev/null || true) ; echo vmlinux)
+# The DAMON objects linked into each vmlinux (the members of the thin
+# archive), not whatever *.o lies in the directory: an O= dir may hold
+# objects of another commit or config that this build does not link.
+linked() { (cd "$1" && ar t mm/damon/built-in.a | grep '^mm/damon/') || die "bloat-check: no mm/damon/built-in.a in $1"; }
+mapfile -t objs < <(linked "$ref"; linked "$cur"; echo vmlinux)
 bad=0 n=0
 for o in $(printf '%s\n' "${objs[@]}" | sort -u); do
 	n=$((n + 1))

@@ -12,6 +12,10 @@ targets=("$@")
 [ ${#targets[@]} -gt 0 ] || targets=(bzImage)
 O=$(objdir "$variant")
 
+# A variant's first build starts from another built variant's objects.
+for v in $(variants); do
+	[ "$v" = "$variant" ] || seed_objdir "$(objdir "$v")" "$O"
+done
 # Re-assemble the config when it is missing or a fragment is newer.
 if [ ! -f "$O/.config" ] || [ -n "$(find "$TOP/kconfig" "$SRC/tools/testing/selftests/damon/config" \
 	-newer "$O/.config" -type f 2>/dev/null)" ] ||
@@ -24,4 +28,11 @@ log "build $variant: make ${targets[*]} ${KMAKEFLAGS:-} (-j$JOBS, ccache)"
 # shellcheck disable=SC2086
 with_progress "build-$variant" make -C "$SRC" O="$O" -j"$JOBS" CC="ccache gcc" \
 	${KMAKEFLAGS:-} "${targets[@]}" || die "build $variant failed"
+# A complete build of a clean tree records its commit (hist_tree in lib.sh
+# copies only O= dirs built from the commit it checks out).
+rm -f "$O/.head"
+if [[ " ${targets[*]} " =~ \ (bzImage|vmlinux)\  ]] &&
+	[ -z "$(git -C "$SRC" status --porcelain 2>/dev/null)" ]; then
+	git -C "$SRC" rev-parse HEAD >"$O/.head"
+fi
 log "build $variant: done in $((SECONDS - start)) s"

@@ -3,57 +3,142 @@
 # check.sh: everything that gates a change of the series, stage by stage,
 # each with its time; ends with one line "N passed, N failed".
 # Logs: build/logs/check-STAGE.log; VM runs: build/vm/NAME/.
+#
+# Stages run in two lanes where that is safe on two cores: a stage in the
+# background lane never writes what a stage of the other lane reads.
+#  - While the kernels build, the light checks (checkpatch, get_maintainer,
+#    docs, export roundtrip, funnel unit tests: one CPU each at most, and
+#    none of them reads an O= dir) run beside the build.
+#  - While the guests boot and test (the guests sleep or wait much of the
+#    time), the compile-only stages run beside them: per-patch and
+#    bloat-check build other commits in their own tree ($HIST, see lib.sh),
+#    static and cross checks build mm/damon objects only, and the guests
+#    boot the bzImages, which no compile stage rebuilds.
+# CHECK_SERIAL=1 runs every stage in one lane, in the same order.
 . "$(dirname "$0")/lib.sh"
 # A failing stage must not end the run: every stage runs and is counted.
 set +e
 
-passed=0 failed=0
-summary=()
 t0=$SECONDS
+rm -f "$LOGS"/check-*.sum "$LOGS"/check-*.rc "$LOGS"/check-lane-*.out
+order=$LOGS/check-order
+: >"$order"
 
-stage() {	# stage NAME CMD...
-	local name=$1 start=$SECONDS rc=0 logf=$LOGS/check-$1.log
+# A stage must leave the checkout as it found it (git status).
+tree_state() { git -C "$TOP" status --porcelain --untracked-files=all; }
+tree0=$(tree_state)
+[ -z "$tree0" ] || log "check: the checkout has local changes; stages must leave them as they are"
+
+# cpu_ticks: busy and total jiffies of all host CPUs so far (/proc/stat).
+cpu_ticks() { awk '/^cpu / { print $2 + $3 + $4 + $7 + $8, $2 + $3 + $4 + $5 + $6 + $7 + $8 }' /proc/stat; }
+
+# stage NAME CMD...: run CMD, log in $LOGS/check-NAME.log; its line of the
+# table in check-NAME.sum, its status in check-NAME.rc (a lane in the
+# background is a subshell: files, not variables).
+stage() {
+	local name=$1 start=$SECONDS rc=0 logf=$LOGS/check-$1.log before c0 c1 busy dt
 	shift
+	echo "$name" >>"$order"
 	log "=== $name: $*"
+	before=$(tree_state)
+	c0=$(cpu_ticks)
 	"$@" >"$logf" 2>&1 || rc=$?
-	sed 's/^/    /' "$logf" | tail -n 40
-	local dt=$((SECONDS - start))
-	if [ "$rc" -eq 0 ]; then
-		passed=$((passed + 1))
-		summary+=("$(printf '%-14s PASS %5d s' "$name" "$dt")")
-	else
-		failed=$((failed + 1))
-		summary+=("$(printf '%-14s FAIL %5d s  (%s)' "$name" "$dt" "$logf")")
-		# The cause, in the table: a CI report may keep only its end.
-		summary+=("$(grep -E 'ERROR|\[(FAILED|CRASHED)\]' "$logf" |
-			tail -n 3 | cut -c1-160 | sed 's/^/    /')")
+	c1=$(cpu_ticks)
+	# How busy the host's CPUs were (both lanes): where the time goes.
+	busy=$(awk -v a="$c0" -v b="$c1" 'BEGIN { split(a, x, " "); split(b, y, " ");
+		d = y[2] - x[2]; printf "%3d%%", (d > 0 ? 100 * (y[1] - x[1]) / d : 0) }')
+	if [ "$(tree_state)" != "$before" ]; then
+		{
+			echo "ERROR: stage $name changed the checkout (git status):"
+			diff <(echo "$before") <(tree_state) | sed -n 's/^[<>] /    /p'
+		} | tee -a "$logf"
+		[ "$rc" -ne 0 ] || rc=1
 	fi
+	sed 's/^/    /' "$logf" | tail -n 40
+	dt=$((SECONDS - start))
+	echo "$rc" >"$LOGS/check-$name.rc"
+	if [ "$rc" -eq 0 ]; then
+		printf '%-14s PASS %5d s  cpu %s\n' "$name" "$dt" "$busy"
+	else
+		printf '%-14s FAIL %5d s  cpu %s  (%s)\n' "$name" "$dt" "$busy" "$logf"
+		# The cause, in the table: a CI report may keep only its end.
+		grep -E 'ERROR|\[(FAILED|CRASHED)\]' "$logf" | tail -n 3 | cut -c1-160 | sed 's/^/    /'
+	fi >"$LOGS/check-$name.sum"
 	log "=== $name: $([ "$rc" -eq 0 ] && echo PASS || echo "FAIL (rc $rc)") in $dt s"
 	return "$rc"
 }
 
+# lane_bg NAME FUNCTION: run FUNCTION's stages in the background; their
+# console output waits in $LOGS/check-lane-NAME.out until lane_join.
+lane_pids=() lane_outs=()
+lane_bg() {
+	if [ -n "${CHECK_SERIAL:-}" ]; then
+		"$2"
+		return
+	fi
+	log "check: lane $1 starts in the background ($LOGS/check-lane-$1.out)"
+	"$2" >"$LOGS/check-lane-$1.out" 2>&1 &
+	lane_pids+=($!)
+	lane_outs+=("$LOGS/check-lane-$1.out")
+}
+lane_join() {
+	local i
+	for i in "${!lane_pids[@]}"; do
+		wait "${lane_pids[$i]}"
+		echo "---- background lane output ($(basename "${lane_outs[$i]}")):"
+		cat "${lane_outs[$i]}"
+	done
+	lane_pids=() lane_outs=()
+}
+
 finish() {
+	local n passed=0 failed=0
+	lane_join
 	echo
-	echo "stage          result  time"
-	printf '%s\n' "${summary[@]}"
+	echo "stage          result  time  (cpu: busy share of the host's $(nproc) CPUs, both lanes)"
+	while IFS= read -r n; do
+		cat "$LOGS/check-$n.sum" 2>/dev/null || printf '%-14s FAIL (no result)\n' "$n"
+		[ "$(cat "$LOGS/check-$n.rc" 2>/dev/null)" = 0 ] &&
+			passed=$((passed + 1)) || failed=$((failed + 1))
+	done <"$order"
 	echo "total time: $((SECONDS - t0)) s"
 	echo "$passed passed, $failed failed"
 	[ "$failed" -eq 0 ]
 	exit
 }
 
+light_checks() {
+	stage checkpatch bash "$TOP/scripts/checkpatch.sh"
+	stage get-maintainer bash "$TOP/scripts/get-maintainer.sh" --check
+	stage docs bash "$TOP/scripts/docs-check.sh"
+	stage roundtrip bash "$TOP/tests/export-roundtrip.sh"
+	stage funnel-unit env FUNNEL_DIR="$SRC/tools/testing/selftests/damon" \
+		python3 "$TOP/tests/test_funnel.py" -v
+}
+
+compile_checks() {
+	stage per-patch bash "$TOP/scripts/per-patch.sh"
+	stage bloat-off bash "$TOP/scripts/bloat-check.sh"
+	for v in $(variants); do
+		stage "static-$v" bash "$TOP/scripts/static-check.sh" "$v"
+	done
+	for a in arm64 i386; do
+		for v in $(variants); do
+			stage "cross-$a-$v" bash "$TOP/scripts/cross-check.sh" "$a" "$v"
+		done
+	done
+}
+
 stage deps bash "$TOP/scripts/deps.sh" || finish
 stage expand bash "$TOP/scripts/expand.sh" || finish
-stage checkpatch bash "$TOP/scripts/checkpatch.sh"
-stage get-maintainer bash "$TOP/scripts/get-maintainer.sh" --check
-stage docs bash "$TOP/scripts/docs-check.sh"
-stage roundtrip bash "$TOP/tests/export-roundtrip.sh"
-stage funnel-unit env FUNNEL_DIR="$SRC/tools/testing/selftests/damon" \
-	python3 "$TOP/tests/test_funnel.py" -v
+
+lane_bg light light_checks
 for v in $(variants); do
 	stage "build-$v" bash "$TOP/scripts/build.sh" "$v"
 done
-stage per-patch bash "$TOP/scripts/per-patch.sh"
+lane_join
+
+lane_bg compile compile_checks
 stage vm-selftest bash "$TOP/tests/vm-selftest.sh" on
 for v in $(variants); do
 	stage "kunit-$v" bash "$TOP/scripts/kunit.sh" "$v"
@@ -62,13 +147,10 @@ stage kselftest-on bash "$TOP/scripts/kselftest.sh" on
 stage obs-negative bash "$TOP/tests/obs-negative.sh" on
 stage consumers bash "$TOP/scripts/consumers.sh" on
 stage stress-fast bash "$TOP/scripts/stress.sh" on fast
-for v in $(variants); do
-	stage "static-$v" bash "$TOP/scripts/static-check.sh" "$v"
-done
-stage bloat-off bash "$TOP/scripts/bloat-check.sh"
-for a in arm64 i386; do
-	for v in $(variants); do
-		stage "cross-$a-$v" bash "$TOP/scripts/cross-check.sh" "$a" "$v"
-	done
-done
+lane_join
+
+stage clean-checkout bash -c '[ "$(git -C "$1" status --porcelain --untracked-files=all)" = "$2" ] ||
+	{ echo "ERROR: the checkout differs from how check found it:"; git -C "$1" status --short; exit 1; }
+	echo "git status: as check found it ($( [ -z "$2" ] && echo clean || echo "local changes kept"))"' \
+	_ "$TOP" "$tree0"
 finish

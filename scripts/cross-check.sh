@@ -27,6 +27,10 @@ frags=("$TOP/kconfig/cross.config" "$TOP/kconfig/damon.config"
 	"$TOP/kconfig/observe-$variant.config")
 kmake=(make -C "$SRC" O="$O" ARCH="$arch" CROSS_COMPILE="$cross")
 
+# The other variant's prepared O= dir, if there is one, is a head start.
+for v in on off; do
+	[ "$v" = "$variant" ] || seed_objdir "$SRC/.out-$arch-$v" "$O" mm/damon/core.o
+done
 mkdir -p "$O"
 {
 	"${kmake[@]}" -s tinyconfig
@@ -51,6 +55,9 @@ bits=$(grep -q '^CONFIG_64BIT=y' "$O/.config" && echo 64 || echo 32)
 start=$SECONDS
 log "$name: make mm/damon/ C=2 W=1 ($bits-bit, -j$JOBS, ccache)"
 # Only mm/damon is rebuilt with sparse; kbuild prepares the rest first.
+# Its objects are removed first, so that every file is compiled (ccache
+# replays a cached compile's warnings) and W=1 cannot pass on old objects.
+find "$O/mm/damon" -name '*.o' -delete 2>/dev/null || true
 with_progress "$name" "${kmake[@]}" -j"$JOBS" CC="ccache ${cross}gcc" \
 	C=2 W=1 mm/damon/ || die "$name: build failed (build/logs/$name.log)"
 for o in core.o sysfs.o ops-common.o vaddr.o paddr.o; do

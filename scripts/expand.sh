@@ -20,6 +20,16 @@ if [ -d "$SRC/.git" ]; then
 		[ ! -f "$(stamp_file)" ] || [ "$(cat "$(stamp_file)")" = "$(git rev-parse HEAD)" ] ||
 			die "expand: $SRC has commits that were never exported ('make export'), or FORCE=1 to discard"
 	fi
+	# The tree is the queue already: leave it (and its files' timestamps,
+	# which decide what the O= dirs rebuild) as it is.
+	if [ -z "$(git status --porcelain)" ] &&
+		[ "$(cat .git/damon-perf-exported 2>/dev/null)" = "$(git rev-parse HEAD)" ] &&
+		[ "$(cat .git/damon-perf-queue 2>/dev/null)" = "$(queue_hash)" ] &&
+		[ "$(git rev-parse -q --verify 'base^{commit}')" = \
+			"$(git --git-dir="$BASE_GIT" rev-parse 'base^{commit}')" ]; then
+		log "expand: $SRC is already base + patches/series (HEAD $(git rev-parse --short HEAD)), left as it is"
+		exit 0
+	fi
 	git am --abort >/dev/null 2>&1 || true
 	git fetch -q "$BASE_GIT" "+refs/tags/base:refs/tags/base"
 	git checkout -q -B series base
@@ -49,4 +59,5 @@ while IFS= read -r p; do
 	n=$((n + 1))
 done <"$PATCHES/series"
 git rev-parse HEAD >"$(stamp_file)"
+queue_hash >.git/damon-perf-queue
 log "expand: $SRC = base + $n patch(es), HEAD $(git rev-parse --short HEAD)"

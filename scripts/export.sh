@@ -73,6 +73,13 @@ mkdir -p "$P"
 cp "$tmp"/*.patch "$P"/
 (cd "$P" && ls -1 [0-9]*.patch | grep -v '^0000-cover-letter.patch$' || true) >"$P/series"
 git rev-parse HEAD >"$SRC/.git/damon-perf-exported"
+queue_hash >"$SRC/.git/damon-perf-queue"
 log "export: $n patch(es) + cover letter into $P"
-# The recipients of each patch, recorded for sending (check verifies).
-bash "$TOP/scripts/get-maintainer.sh"
+# The recipients of each patch, recorded for sending (check verifies); only
+# for the real queue: a scratch queue (PATCHES=elsewhere, e.g. the roundtrip
+# test's) must not rewrite send/.
+if [ "$(realpath "$P")" = "$(realpath "$TOP/patches")" ]; then
+	bash "$TOP/scripts/get-maintainer.sh"
+else
+	log "export: $P is not patches/: send/get_maintainer.txt left as it is"
+fi

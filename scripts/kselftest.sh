@@ -35,8 +35,15 @@ for t in "${tests[@]}"; do args+=" -t $t"; done
 
 # Tests run from a writable copy (some write next to themselves).
 bash "$TOP/scripts/vm-run.sh" --name "$name" --timeout "${KSELFTEST_VM_TIMEOUT:-3600}" \
-	"$variant" -- "cp -a $inst /tmp/ks && cd /tmp/ks && ./run_kselftest.sh -o ${KSELFTEST_TIMEOUT:-900}$args" ||
+	"$variant" -- "cp -a $inst /tmp/ks && cd /tmp/ks && ./run_kselftest.sh -o ${KSELFTEST_TIMEOUT:-900}$args |
+	while IFS= read -r l; do printf '%s\\n' \"\$l\"; printf '%s %s\\n' \"\$EPOCHREALTIME\" \"\$l\" >>/tmp/out/stamps.log; done" ||
 	die "kselftest $variant: the VM run failed"
+# Guest seconds per test (where the time goes).
+awk '$2 == "#" && $3 == "selftests:" { t = $1; n = $5 }
+     ($2 == "ok" || ($2 == "not" && $3 == "ok")) && n != "" {
+	printf "%7.1f s  %s\n", $1 - t, n; n = "" }' "$out/stamps.log" 2>/dev/null |
+	sort -rn >"$out/durations.txt" || true
+[ -s "$out/durations.txt" ] && { echo "guest seconds per test:"; cat "$out/durations.txt"; }
 
 python3 "$SRC/tools/testing/kunit/kunit.py" parse --json="$out/kselftest.json" \
 	"$out/output.log" >"$out/kselftest.txt" 2>&1 && rc=0 || rc=$?

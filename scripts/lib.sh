@@ -6,8 +6,10 @@ set -euo pipefail
 TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 BUILD=${DAMON_PERF_BUILD:-$TOP/build}
 CACHE=${DAMON_PERF_CACHE:-/var/cache/damon-perf}
-LOGS=$BUILD/logs
-SRC=$BUILD/linux                      # expanded working tree (git)
+LOGS=${DAMON_PERF_LOGS:-$BUILD/logs}
+MAIN_SRC=$BUILD/linux                 # expanded working tree (git)
+SRC=${DAMON_PERF_SRC:-$MAIN_SRC}      # the tree a script works on (see hist_tree)
+HIST=$BUILD/linux-hist                # a clone for builds of other commits
 PATCHES=${PATCHES:-$TOP/patches}      # the patch queue (expand reads, export writes)
 # Debian package that carries the base tree; the version is pinned so that
 # the series always meets the same base.  BASE_DEB_FALLBACK allows the
@@ -23,6 +25,14 @@ export CCACHE_DIR=${CCACHE_DIR:-$CACHE/ccache}
 export CCACHE_BASEDIR=$SRC
 export CCACHE_NOHASHDIR=1
 export CCACHE_MAXSIZE=${CCACHE_MAXSIZE:-10G}
+# Depend mode: on a miss ccache runs only the compiler and takes the include
+# list from its -MMD output; the default mode runs the preprocessor as well
+# to hash its output.  Measured here on mm/ and kernel/ (368 objects, cold
+# cache, -j2): 172 s in depend mode, 344 s in the default mode, 151 s with
+# plain gcc.  Hits need the same sources and headers (direct hits), which is
+# what every rebuild of one config here is; other configs start from a copied
+# O= dir (seed_objdir) instead of relying on preprocessed-output hits.
+export CCACHE_DEPEND=${CCACHE_DEPEND:-1}
 
 mkdir -p "$LOGS"
 
@@ -33,6 +43,74 @@ die()  { printf '[%s] ERROR: %s\n' "$(date +%H:%M:%S)" "$*" >&2; exit 1; }
 # of the source tree so that kbuild uses relative paths (srctree := ..) and
 # ccache hits survive a fresh clone in another directory.
 objdir() { echo "$SRC/.out-$1"; }
+
+# seed_objdir FROM TO: start the O= dir TO as a copy of the built O= dir FROM
+# (same source tree).  kbuild records, per object, the CONFIG_ symbols it
+# depends on (fixdep, include/config/), so after TO is reconfigured only the
+# objects that use a symbol whose value differs are rebuilt, instead of the
+# whole kernel (ccache's preprocessor-mode hits still cost ~0.5 s an object).
+# Does nothing when TO has the file MARKER (default vmlinux: a complete
+# build) already or FROM has none.
+seed_objdir() {
+	local from=$1 to=$2 marker=${3:-vmlinux}
+	[ ! -f "$to/$marker" ] && [ -f "$from/$marker" ] || return 0
+	log "seeding $(basename "$to") from $(basename "$from") (only what the config difference touches is rebuilt)"
+	rm -rf "$to"
+	cp -a "$from" "$to.tmp.$$"
+	mv "$to.tmp.$$" "$to"
+	rm -f "$to/.config"	# so that the caller reconfigures it
+}
+
+# queue_hash: a hash of the patch queue ($PATCHES/series and the patches it
+# lists, in order).  expand.sh records it for the tree it applied, export.sh
+# for the queue it wrote; an equal hash means the tree is the queue.
+queue_hash() {
+	{
+		cat "$PATCHES/series"
+		grep -vE '^(#|$)' "$PATCHES/series" | while IFS= read -r p; do
+			cat "$PATCHES/$p"
+		done
+	} | sha256sum | cut -d' ' -f1
+}
+
+# hist_tree: switch this script to the history tree $HIST, a clone of the
+# expanded tree in which per-patch.sh and bloat-check.sh check out and build
+# other commits of the series.  build/linux then stays at its head, with its
+# files' timestamps, so that its O= dirs are not rebuilt and stages that read
+# it can run meanwhile.  $HIST is brought to build/linux's HEAD; its own O=
+# dirs (and logs, in $LOGS/hist) persist between runs.  When it is made, its
+# files get an old timestamp and build/linux's built O= dirs are copied in:
+# they were built from the same commit, so nothing is rebuilt until a
+# checkout changes a file.
+hist_tree() {
+	[ -d "$MAIN_SRC/.git" ] || die "no expanded tree at $MAIN_SRC: run scripts/expand.sh"
+	local head v
+	head=$(git -C "$MAIN_SRC" rev-parse HEAD)
+	[ -z "$(git -C "$MAIN_SRC" status --porcelain)" ] ||
+		die "$MAIN_SRC has uncommitted changes: commit them, the history tree builds commits"
+	if [ -d "$HIST" ] && ! git -C "$HIST" rev-parse -q --verify HEAD >/dev/null 2>&1; then
+		rm -rf "$HIST"
+	fi
+	if [ ! -d "$HIST" ]; then
+		log "hist: cloning $MAIN_SRC into $HIST (once)"
+		git clone -q --no-checkout "$MAIN_SRC" "$HIST.tmp"
+		git -C "$HIST.tmp" checkout -q --detach "$head"
+		printf '/.out-*\n' >"$HIST.tmp/.git/info/exclude"
+		(cd "$HIST.tmp" && git ls-files -z | xargs -0 touch -h -d @946684800)
+		for v in $(variants); do
+			[ -f "$MAIN_SRC/.out-$v/vmlinux" ] &&
+				[ "$(cat "$MAIN_SRC/.out-$v/.head" 2>/dev/null)" = "$head" ] &&
+				cp -a "$MAIN_SRC/.out-$v" "$HIST.tmp/.out-$v"
+		done
+		mv "$HIST.tmp" "$HIST"
+	fi
+	git -C "$HIST" fetch -q "$MAIN_SRC" "+refs/tags/base:refs/tags/base" "$head"
+	git -C "$HIST" checkout -q --detach "$head"
+	SRC=$HIST
+	LOGS=$LOGS/hist
+	mkdir -p "$LOGS"
+	export DAMON_PERF_SRC=$SRC DAMON_PERF_LOGS=$LOGS CCACHE_BASEDIR=$SRC
+}
 
 # Known config variants (kconfig fragments applied on top of tinyconfig).
 variants() { echo "on off"; }

@@ -7,6 +7,9 @@
 
 variant=${1:?usage: static-check.sh VARIANT}
 command -v sparse >/dev/null || die "static-check: sparse missing (scripts/deps.sh)"
+# Every DAMON object is compiled again (ccache replays a cached compile's
+# warnings), so that W=1 cannot pass on objects built before.
+find "$(objdir "$variant")/mm/damon" -name '*.o' -delete 2>/dev/null || true
 KMAKEFLAGS="C=2 W=1" bash "$TOP/scripts/build.sh" "$variant" mm/damon/ ||
 	die "static-check $variant: build failed"
 # Normalise "file:line:col: warning: text" to "file: warning: text".

@@ -32,7 +32,7 @@ expect 1 "a WARN in the guest fails the run" --name selftest-warn "$variant" -- 
 grep -q 'WARNING:' "$BUILD/vm/selftest-warn/console.log" &&
 	echo "ok: the WARN is in the console log" ||
 	{ echo "FAIL: no WARN in the console log"; fails=$((fails + 1)); }
-expect 1 "a hung guest times out" --name selftest-hang --timeout 30 "$variant" -- "sleep 600"
+expect 1 "a hung guest times out" --name selftest-hang --timeout 15 "$variant" -- "sleep 600"
 grep -q 'timeout' "$LOGS/vm-selftest.log" &&
 	echo "ok: the timeout is reported" ||
 	{ echo "FAIL: no timeout message"; fails=$((fails + 1)); }
