@@ -22,12 +22,20 @@ frags+=("$TOP/kconfig/guest-required.config")
 for f in "${frags[@]}"; do [ -f "$f" ] || die "missing fragment $f"; done
 
 mkdir -p "$O"
-{
-	make -s -C "$SRC" O="$O" tinyconfig
-	"$SRC/scripts/kconfig/merge_config.sh" -m -O "$O" "$O/.config" "${frags[@]}"
-	make -s -C "$SRC" O="$O" olddefconfig
-} >"$LOGS/config-$variant.log" 2>&1 ||
-	{ tail -n 30 "$LOGS/config-$variant.log" >&2; die "config $variant failed"; }
+# Assembling takes ~25 s (four kconfig runs); a config assembled before from
+# the same inputs (config_key) is taken from the cache instead.
+key=$(config_key x86 "${frags[@]}")
+if config_from_cache "$key" "$O"; then
+	log "config $variant: inputs as before (key ${key:0:12}), .config from $CACHE/configs"
+else
+	{
+		make -s -C "$SRC" O="$O" tinyconfig
+		"$SRC/scripts/kconfig/merge_config.sh" -m -O "$O" "$O/.config" "${frags[@]}"
+		make -s -C "$SRC" O="$O" olddefconfig
+	} >"$LOGS/config-$variant.log" 2>&1 ||
+		{ tail -n 30 "$LOGS/config-$variant.log" >&2; die "config $variant failed"; }
+	store=1
+fi
 
 # Requested value of each symbol: the last fragment that mentions it wins.
 declare -A want
@@ -57,4 +65,5 @@ for sym in $(printf '%s\n' "${!want[@]}" | sort); do
 	bad=$((bad + 1))
 done
 [ "$bad" -eq 0 ] || die "config $variant: $bad requested option(s) did not come out as asked (unmet dependencies; see 'make O=$O menuconfig')"
+[ -z "${store:-}" ] || config_to_cache "$key" "$O"
 log "config $variant: ${#want[@]} requested options all as asked ($(grep -c '=y' "$O/.config") =y)"

@@ -32,12 +32,18 @@ for v in on off; do
 	[ "$v" = "$variant" ] || seed_objdir "$SRC/.out-$arch-$v" "$O" mm/damon/core.o
 done
 mkdir -p "$O"
-{
-	"${kmake[@]}" -s tinyconfig
-	"$SRC/scripts/kconfig/merge_config.sh" -m -O "$O" "$O/.config" "${frags[@]}"
-	"${kmake[@]}" -s olddefconfig
-} >"$LOGS/$name-config.log" 2>&1 ||
-	{ tail -n 30 "$LOGS/$name-config.log" >&2; die "$name: config failed"; }
+key=$(config_key "$arch" "${frags[@]}")
+if config_from_cache "$key" "$O"; then
+	log "$name: config inputs as before (key ${key:0:12}), .config from $CACHE/configs"
+else
+	{
+		"${kmake[@]}" -s tinyconfig
+		"$SRC/scripts/kconfig/merge_config.sh" -m -O "$O" "$O/.config" "${frags[@]}"
+		"${kmake[@]}" -s olddefconfig
+	} >"$LOGS/$name-config.log" 2>&1 ||
+		{ tail -n 30 "$LOGS/$name-config.log" >&2; die "$name: config failed"; }
+	store=1
+fi
 
 # The DAMON options and what the series needs must come out as asked.
 bad=0
@@ -50,6 +56,7 @@ obs=$(grep -E '^CONFIG_DAMON_PERF_OBSERVE=' "$O/.config" | cut -d= -f2 || true)
 [ "${obs:-n}" = "$([ "$variant" = on ] && echo y || echo n)" ] ||
 	{ echo "CONFIG_DAMON_PERF_OBSERVE is '${obs:-n}' for variant $variant" >&2; bad=$((bad + 1)); }
 [ "$bad" -eq 0 ] || die "$name: $bad option(s) did not come out as asked (see $O/.config)"
+[ -z "${store:-}" ] || config_to_cache "$key" "$O"
 bits=$(grep -q '^CONFIG_64BIT=y' "$O/.config" && echo 64 || echo 32)
 
 start=$SECONDS

@@ -112,6 +112,41 @@ hist_tree() {
 	export DAMON_PERF_SRC=$SRC DAMON_PERF_LOGS=$LOGS CCACHE_BASEDIR=$SRC
 }
 
+# config_key ARCH FRAGMENT...: a key for the .config that tinyconfig plus
+# FRAGMENTs (merged in this order) give for ARCH in $SRC.  kconfig is a pure
+# function of the Kconfig files, the kconfig tool and the scripts Kconfig
+# calls (scripts/), the tiny base configs, the fragments and the toolchain
+# that Kconfig probes; the key hashes all of them.
+config_key() {
+	local arch=$1 f
+	shift
+	{
+		echo "arch $arch"
+		for t in gcc aarch64-linux-gnu-gcc ld pahole; do
+			command -v "$t" >/dev/null && "$t" --version 2>&1 | head -n 1
+		done
+		for f in "$@"; do echo "== $(basename "$f")"; cat "$f"; done
+		(cd "$SRC" && find . -path './.out-*' -prune -o -path './.git' -prune -o -type f \
+			\( -name 'Kconfig*' -o -path './scripts/*' -o -path './kernel/configs/*' \
+			-o -path "./arch/*/configs/*" \) -print0 | sort -z | xargs -0 sha256sum)
+	} | sha256sum | cut -c1-40
+}
+
+# config_from_cache KEY O: put the cached .config of KEY into the O= dir O
+# (leaving an identical .config and its timestamp alone); fails when there
+# is none.  config_to_cache KEY O: remember O's .config under KEY.
+config_from_cache() {
+	local c=$CACHE/configs/$1.config
+	[ -f "$c" ] || return 1
+	mkdir -p "$2"
+	cmp -s "$c" "$2/.config" || cp "$c" "$2/.config"
+}
+config_to_cache() {
+	mkdir -p "$CACHE/configs"
+	cp "$2/.config" "$CACHE/configs/$1.config.tmp.$$" &&
+		mv "$CACHE/configs/$1.config.tmp.$$" "$CACHE/configs/$1.config"
+}
+
 # Known config variants (kconfig fragments applied on top of tinyconfig).
 variants() { echo "on off"; }
 

@@ -56,8 +56,9 @@ for c in $commits; do
 			continue
 		fi
 		built=$((built + 1))
+		t=$SECONDS
 		if bash "$TOP/scripts/build.sh" "$v" mm/damon/ 2>"$LOGS/per-patch.err"; then
-			echo "ok: patch $n ($v): $subj"
+			echo "ok: patch $n ($v, $((SECONDS - t)) s): $subj"
 		else
 			echo "FAIL: patch $n ($v) does not build: $subj"
 			tail -n 20 "$LOGS/build-$v.log"

@@ -54,7 +54,7 @@ if [ "$accel" = auto ]; then
 fi
 case "$accel" in
 kvm) accel_args=(-accel kvm -cpu host,-arch-capabilities) ;;
-tcg) accel_args=(-accel tcg,thread=multi -cpu max) ;;
+tcg) accel_args=(-accel tcg,thread=${VM_TCG_THREAD:-multi} -cpu "${VM_CPU:-max}") ;;
 *) die "vm-run: VM_ACCEL must be tcg, kvm or auto" ;;
 esac
 
