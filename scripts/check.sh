@@ -77,9 +77,8 @@ stage() {
 # as "PASS (cached)" with the time of the run that did the work.  A fresh
 # clone (CI) has no cache; CHECK_CACHE=0 turns it off.
 stage_cache=$BUILD/check-cache
-inputs_key() {	# inputs_key NAME CMD...
+common_inputs() {	# what every deterministic stage depends on
 	{
-		printf '%s\n' "$@"
 		(cd "$TOP" && find scripts kconfig tests guest patches -type f -print0 |
 			sort -z | xargs -0 sha256sum)
 		git -C "$SRC" rev-parse HEAD base 2>/dev/null
@@ -88,6 +87,9 @@ inputs_key() {	# inputs_key NAME CMD...
 			command -v "$t" >/dev/null && "$t" --version 2>&1 | head -n 1
 		done
 	} | sha256sum | cut -c1-40
+}
+inputs_key() {	# inputs_key NAME CMD...
+	{ printf '%s\n' "$@"; echo "$common"; } | sha256sum | cut -c1-40
 }
 det() {
 	local name=$1 key
@@ -169,6 +171,7 @@ compile_checks() {
 
 stage deps bash "$TOP/scripts/deps.sh" || finish
 stage expand bash "$TOP/scripts/expand.sh" || finish
+common=$(common_inputs)	# once: nothing that it covers changes from here on
 
 lane_bg light light_checks
 for v in $(variants); do
