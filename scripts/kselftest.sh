@@ -9,14 +9,18 @@
 
 variant=${1:?usage: kselftest.sh VARIANT [COLLECTION:TEST...]}
 shift
-inst=$BUILD/kselftest
-name=kselftest-$variant
+# KSELFTEST_TAG names a second run beside the first (its own install dir
+# and guest dir); KSELFTEST_EXCLUDE lists COLLECTION:TEST entries not to run
+# (another run of check runs them); KSELFTEST_CPUS sets the guest's vCPUs.
+tag=${KSELFTEST_TAG:+-$KSELFTEST_TAG}
+inst=$BUILD/kselftest$tag
+name=kselftest-$variant$tag
 out=$BUILD/vm/$name
 
 log "kselftest: building and installing TARGETS=damon into $inst"
 rm -rf "$inst"
-run_logged kselftest-build make -C "$SRC/tools/testing/selftests" \
-	TARGETS=damon O="$BUILD/kselftest-obj" INSTALL_PATH="$inst" install ||
+run_logged "kselftest-build$tag" make -C "$SRC/tools/testing/selftests" \
+	TARGETS=damon O="$BUILD/kselftest-obj$tag" INSTALL_PATH="$inst" install ||
 	die "kselftest: build failed"
 
 if [ $# -gt 0 ]; then
@@ -24,8 +28,9 @@ if [ $# -gt 0 ]; then
 else
 	mapfile -t tests < <(grep -v '^$' "$inst/kselftest-list.txt" | while read -r t; do
 		grep -q "^$t[[:space:]]" "$TOP/tests/kselftest-denylist" ||
-			echo "$t"
+			[[ " ${KSELFTEST_EXCLUDE:-} " == *" $t "* ]] || echo "$t"
 	done)
+	[ -z "${KSELFTEST_EXCLUDE:-}" ] || log "kselftest: not run here (another run has them): $KSELFTEST_EXCLUDE"
 	denied=$(grep -c '^[a-z]' "$TOP/tests/kselftest-denylist" || true)
 	log "kselftest: ${#tests[@]} tests to run, $denied denylisted (tests/kselftest-denylist)"
 fi
@@ -34,7 +39,7 @@ args=""
 for t in "${tests[@]}"; do args+=" -t $t"; done
 
 # Tests run from a writable copy (some write next to themselves).
-bash "$TOP/scripts/vm-run.sh" --name "$name" --timeout "${KSELFTEST_VM_TIMEOUT:-3600}" \
+bash "$TOP/scripts/vm-run.sh" --name "$name" --cpus "${KSELFTEST_CPUS:-2}" --timeout "${KSELFTEST_VM_TIMEOUT:-3600}" \
 	"$variant" -- "cp -a $inst /tmp/ks && cd /tmp/ks && ./run_kselftest.sh -o ${KSELFTEST_TIMEOUT:-900}$args |
 	while IFS= read -r l; do printf '%s\\n' \"\$l\"; printf '%s %s\\n' \"\$EPOCHREALTIME\" \"\$l\" >>/tmp/out/stamps.log; done" ||
 	die "kselftest $variant: the VM run failed"
