@@ -14,39 +14,25 @@
 # tools' logs and output heads in $BUILD/vm/consumers/consumers/.
 # Env: CONSUMERS_SECONDS (3) recording time per tool; CONSUMERS_REQUIRE
 # ("all", or e.g. "perf trace-cmd"): checks whose SKIP fails the run;
-# CONSUMERS_GUEST: the guest script; CONSUMERS_MEM (2048), in MiB;
+# CONSUMERS_GUEST: the guest script (its lib/ and consumers/ are taken from
+# beside it if there, else from guest/); CONSUMERS_MEM (2048), in MiB;
 # CONSUMERS_VM_TIMEOUT (1200) in s; VM_ACCEL as for vm-run.sh.
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 if [ -f "$here/lib.sh" ]; then
+	# shellcheck source=lib.sh source-path=SCRIPTDIR
 	. "$here/lib.sh"
 else
+	# shellcheck source=/dev/null
 	. "${DAMON_PERF_TOP:-/work/main}/scripts/lib.sh"
 fi
 
 variant=${1:-on}
 secs=${CONSUMERS_SECONDS:-3}
 req=${CONSUMERS_REQUIRE:-}
-guest=${CONSUMERS_GUEST:-}
-if [ -z "$guest" ]; then
-	for g in "$here/consumers-guest.sh" "$TOP/guest/consumers-guest.sh" \
-		"$TOP/guest/consumers.sh"; do
-		[ -f "$g" ] && { guest=$g; break; }
-	done
-fi
-[ -f "${guest:-}" ] || die "consumers: no guest script (set CONSUMERS_GUEST)"
 
-# The guest sees the host root read-only at the same paths, except where
-# guest/init.sh mounts a tmpfs (/tmp, /run, /var/tmp, /var/log, /root) and
-# keeps only DP_TOP and DP_BUILD visible: stage the guest script and the
-# workload under $BUILD.
-stage=$BUILD/consumers
-mkdir -p "$stage" "$BUILD/guest"
-cp "$guest" "$stage/consumers-guest.sh"
-wl=$BUILD/guest/workload
-if [ ! -x "$wl" ] || [ "$TOP/guest/workload.c" -nt "$wl" ]; then
-	gcc -O2 -Wall -o "$wl" "$TOP/guest/workload.c" ||
-		die "consumers: building guest/workload.c failed"
-fi
+# The guest script with its library and tool checks (guest/lib/,
+# guest/consumers/), and the workload, under $BUILD (lib.sh)
+stage_guest consumers consumers-guest.sh CONSUMERS_GUEST
 
 for t in perf trace-cmd bpftrace; do
 	command -v "$t" >/dev/null ||

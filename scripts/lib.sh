@@ -147,6 +147,42 @@ config_to_cache() {
 		mv "$CACHE/configs/$1.config.tmp.$$" "$CACHE/configs/$1.config"
 }
 
+# stage_guest NAME FILE VAR: stage the guest script FILE for a VM run as
+# $BUILD/NAME/FILE: the script named by the variable VAR (e.g. STRESS_GUEST)
+# if set, else FILE beside the running script or in guest/.  With it, what it
+# sources from beside it: the shared guest library lib/ and its own directory
+# NAME/ if there is one (the stress subtests, the consumers' tools), each
+# taken from the script's directory if there, else from guest/.  The guest
+# sees the host root read-only at the same paths, except where guest/init.sh
+# mounts a tmpfs (/tmp, /run, /var/tmp, /var/log, /root) and keeps only DP_TOP
+# and DP_BUILD visible: hence the copy under $BUILD.  Also builds
+# guest/workload.c into $BUILD/guest/workload when missing or older than its
+# source.  Sets stage (the directory) and wl (the workload).
+stage_guest() {
+	local name=$1 file=$2 script=${!3:-} d from
+	if [ -z "$script" ]; then
+		for script in "$(dirname "$0")/$file" "$TOP/guest/$file"; do
+			[ -f "$script" ] && break
+		done
+	fi
+	[ -f "$script" ] || die "$name: no guest script (set $3)"
+	stage=$BUILD/$name
+	rm -rf "$stage"
+	mkdir -p "$stage" "$BUILD/guest"
+	cp "$script" "$stage/$file" || die "$name: staging $script failed"
+	for d in lib "$name"; do
+		from=$(dirname "$script")/$d
+		[ -d "$from" ] || from=$TOP/guest/$d
+		[ -d "$from" ] || [ "$d" = lib ] || continue	# NAME/ is optional
+		cp -r "$from" "$stage/$d" || die "$name: staging $from failed"
+	done
+	wl=$BUILD/guest/workload
+	if [ ! -x "$wl" ] || [ "$TOP/guest/workload.c" -nt "$wl" ]; then
+		gcc -O2 -Wall -o "$wl" "$TOP/guest/workload.c" ||
+			die "$name: building guest/workload.c failed"
+	fi
+}
+
 # Known config variants (kconfig fragments applied on top of tinyconfig).
 variants() { echo "on off"; }
 

@@ -13,12 +13,13 @@
 # on the console or no clean reboot (vm-run.sh).  Output:
 # $BUILD/vm/stress-VARIANT/{output.log,console.log,stress.txt,stress.json}.
 # Env: STRESS_ARGS, options appended to the guest script's (e.g. "--only
-# flood" or "--hotplug 50"); STRESS_GUEST, the guest script; STRESS_CPUS (4);
+# flood" or "--hotplug 50"); STRESS_GUEST, the guest script (its lib/ and
+# stress/ are taken from beside it if there, else from guest/); STRESS_CPUS (4);
 # STRESS_MEM (2048), in MiB; STRESS_VM_TIMEOUT (1800, 900 for fast) in s;
 # VM_ACCEL as for vm-run.sh.
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 if [ -f "$here/lib.sh" ]; then
-	# shellcheck source=/dev/null
+	# shellcheck source=lib.sh source-path=SCRIPTDIR
 	. "$here/lib.sh"
 else
 	# shellcheck source=/dev/null
@@ -32,25 +33,10 @@ fast) preset="--hotplug 10 --churn 20 --flood-secs 3 --two-ctx-secs 3"
 	timeout=${STRESS_VM_TIMEOUT:-900} ;;
 *) die "usage: stress.sh VARIANT [fast]" ;;
 esac
-guest=${STRESS_GUEST:-}
-if [ -z "$guest" ]; then
-	for g in "$here/damon_perf_stress.sh" "$TOP/guest/damon_perf_stress.sh"; do
-		[ -f "$g" ] && { guest=$g; break; }
-	done
-fi
-[ -f "${guest:-}" ] || die "stress: no guest script (set STRESS_GUEST)"
 
-# The guest sees the host root read-only, with tmpfs on /tmp and the like
-# (guest/init.sh) and DP_TOP and DP_BUILD kept visible: stage the guest script
-# and the workload under $BUILD.
-stage=$BUILD/stress
-mkdir -p "$stage" "$BUILD/guest"
-cp "$guest" "$stage/damon_perf_stress.sh"
-wl=$BUILD/guest/workload
-if [ ! -x "$wl" ] || [ "$TOP/guest/workload.c" -nt "$wl" ]; then
-	gcc -O2 -Wall -o "$wl" "$TOP/guest/workload.c" ||
-		die "stress: building guest/workload.c failed"
-fi
+# The guest script with its library and subtests (guest/lib/, guest/stress/),
+# and the workload, under $BUILD (lib.sh)
+stage_guest stress damon_perf_stress.sh STRESS_GUEST
 
 name=stress-$variant
 out=$BUILD/vm/$name

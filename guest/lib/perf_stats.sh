@@ -1,0 +1,190 @@
+# SPDX-License-Identifier: GPL-2.0
+# shellcheck shell=bash disable=SC2154 # the sourcing script sets the globals it uses
+#
+# perf_stats (debugfs, CONFIG_DAMON_PERF_OBSERVE) for the subtests of
+# damon_perf_stress.sh: snapshots, the fields of a CPU's line, the deltas of
+# the counters between two snapshots, and the checks on them: the
+# conservation laws, overall and per CPU, and every online CPU BOUND after a
+# stop.  Sourced, never run.  The format is for debugging and may change;
+# this file is updated with it.
+#
+# Uses: tmpdir, perf_stats (the debugfs file), have_stats (true when it is
+# there), and lib/common.sh and lib/ktap.sh.
+
+declare -A deltas=()
+
+# Copies perf_stats to $tmpdir/stats.$1 (an empty file without perf_stats)
+snap()
+{
+	if $have_stats
+	then
+		cat "$perf_stats" > "$tmpdir/stats.$1"
+	else
+		: > "$tmpdir/stats.$1"
+	fi
+}
+
+# Prints the fields $3... (st, cb, enq, deq, ovf, match, miss, upd) of the
+# line of CPU $2 in the snapshot $1, space separated.  A CPU without a line is
+# UNINIT with zero counters (observe.c:688-697 prints only the other CPUs).
+cpu_get()
+{
+	local f=$1 c
+
+	c=$(printf 'CPU%02d:' "$2")
+	shift 2
+	awk -v c="$c" -v keys="$*" '
+		$1 == c {
+			for (i = 2; i <= NF; i++) {
+				split($i, kv, "=")
+				v[kv[1]] = kv[2]
+			}
+			found = 1
+		}
+		END {
+			n = split(keys, k, " ")
+			for (i = 1; i <= n; i++) {
+				if (!found)
+					x = k[i] == "st" ? "UNINIT" : 0
+				else
+					x = v[k[i]]
+				printf "%s%s", x, i < n ? " " : "\n"
+			}
+		}' "$tmpdir/stats.$f"
+}
+
+# Prints 'name delta' for the table rows of the snapshots $1 to $2 (the rows
+# have a name and a value between box-drawing characters)
+stats_deltas()
+{
+	awk '
+		FNR == 1 {
+			sign = FILENAME == ARGV[1] ? -1 : 1
+			table = 1
+		}
+		/^Per-CPU/ { table = 0 }
+		table {
+			line = $0
+			gsub(/[^A-Za-z0-9_]+/, " ", line)
+			if (split(line, f, " ") == 2 && f[2] ~ /^[0-9]+$/)
+				d[f[1]] += sign * f[2]
+		}
+		END {
+			for (k in d)
+				print k, d[k]
+		}' "$tmpdir/stats.$1" "$tmpdir/stats.$2"
+}
+
+compute_deltas()
+{
+	local name val
+
+	deltas=()
+	for name in callback valid null addr_zero kernel inv_phys enqueue \
+		dequeue overflow match miss_tgid miss_region miss_bound \
+		discarded update
+	do
+		deltas[$name]=0
+	done
+	while read -r name val
+	do
+		deltas[$name]=$val
+	done < <(stats_deltas "$1" "$2")
+}
+
+# Prints the CPUs of the snapshots $1 (before) and $2 (after) whose deltas
+# break the per-CPU laws.  The per-CPU lines show cb, not valid, and miss, not
+# discarded, so two of the laws are inequalities there.
+cpu_law_violations()
+{
+	awk '
+		FNR == 1 { after = FILENAME != ARGV[1] }
+		/^CPU[0-9]+: / {
+			cpu = substr($1, 4) + 0
+			delete v
+			for (i = 2; i <= NF; i++) {
+				split($i, kv, "=")
+				v[kv[1]] = kv[2]
+			}
+			if (!after) {
+				for (k in v)
+					b[cpu, k] = v[k]
+				next
+			}
+			for (k in v)
+				d[k] = v[k] - b[cpu, k]
+			if (d["cb"] < d["enq"] + d["ovf"])
+				printf " CPU%d:cb<enq+ovf", cpu
+			if (d["enq"] != d["deq"])
+				printf " CPU%d:enq!=deq", cpu
+			if (d["deq"] < d["match"] + d["miss"])
+				printf " CPU%d:deq<match+miss", cpu
+			if (d["upd"] > d["match"])
+				printf " CPU%d:upd>match", cpu
+		}' "$tmpdir/stats.$1" "$tmpdir/stats.$2"
+}
+
+# Checks the conservation laws (perf.h, perf-observability.rst) on the deltas
+# from the snapshot $1 to $2, both taken while no context with perf events
+# runs: the kdamond drains all rings and counts their drops when it stops
+# (core.c:1443-1458, after the events are closed, core.c:1487-1491), so no
+# report is left in a ring or uncounted.
+check_laws()
+{
+	local v
+
+	if ! $have_stats
+	then
+		say "conservation laws: not checked (no $perf_stats)"
+		return
+	fi
+	compute_deltas "$1" "$2"
+	say "deltas: callback=${deltas[callback]} valid=${deltas[valid]}" \
+		"null=${deltas[null]} addr_zero=${deltas[addr_zero]}" \
+		"kernel=${deltas[kernel]} inv_phys=${deltas[inv_phys]}" \
+		"enqueue=${deltas[enqueue]} overflow=${deltas[overflow]}" \
+		"dequeue=${deltas[dequeue]} match=${deltas[match]}" \
+		"miss_tgid=${deltas[miss_tgid]} miss_region=${deltas[miss_region]}" \
+		"miss_bound=${deltas[miss_bound]} discarded=${deltas[discarded]}" \
+		"update=${deltas[update]}"
+	law "callback == valid + null + addr_zero + kernel + inv_phys" \
+		"${deltas[callback]}" == \
+		"$((deltas[valid] + deltas[null] + deltas[addr_zero] +
+		deltas[kernel] + deltas[inv_phys]))"
+	law "valid == enqueue + overflow" "${deltas[valid]}" == \
+		"$((deltas[enqueue] + deltas[overflow]))"
+	law "enqueue == dequeue" "${deltas[enqueue]}" == "${deltas[dequeue]}"
+	law "dequeue == match + miss_tgid + miss_region + miss_bound + discarded" \
+		"${deltas[dequeue]}" == \
+		"$((deltas[match] + deltas[miss_tgid] + deltas[miss_region] +
+		deltas[miss_bound] + deltas[discarded]))"
+	law "update <= match" "${deltas[update]}" "<=" "${deltas[match]}"
+	v=$(cpu_law_violations "$1" "$2")
+	if [ -z "$v" ]
+	then
+		pass "per-CPU laws (cb >= enq + ovf, enq == deq, deq >= match + miss, upd <= match)"
+	else
+		fail "per-CPU laws do not hold:$v"
+	fi
+}
+
+# After every context stopped, each online CPU shows BOUND: the stop disables
+# the events (core.c:700-701, BOUND) and then closes them, and closing
+# doesn't reset the state of the CPU (observe.c:191-198).
+check_all_bound()
+{
+	local cpu st bad=""
+
+	$have_stats || return
+	for cpu in $(online_cpus)
+	do
+		st=$(cpu_get "$1" "$cpu" st)
+		[ "$st" = BOUND ] || bad+=" CPU$cpu=$st"
+	done
+	if [ -z "$bad" ]
+	then
+		pass "after the stop, every online CPU is BOUND"
+	else
+		fail "after the stop, CPUs not BOUND:$bad"
+	fi
+}
