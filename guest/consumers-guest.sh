@@ -57,9 +57,31 @@
 # allocates its buffer with perf_trace_buf_alloc(), which takes the same slot
 # and gives up (kernel/trace/trace_event_perf.c).  ftrace consumers such as
 # trace-cmd are not affected.  The FAIL lines say so when the data shows it.
+#
+# Files (beside this one, as scripts/consumers.sh stages them): lib/common.sh
+# (the guest helpers shared with damon_perf_stress.sh: sysfs writes, running
+# kdamonds, kdamond stop, workload, tracefs), and one file per tool,
+# consumers/perf.sh (perf-list, perf-script), consumers/trace-cmd.sh,
+# consumers/bpftrace.sh and consumers/funnel.sh, each defining run_TOOL.
 set -u
 export LC_ALL=C
 export HOME=${HOME:-/tmp}
+
+# One source command a file, so that shellcheck -x follows them (source-path:
+# relative to this file)
+consumers_dir=$(dirname "$(readlink -f "${BASH_SOURCE[0]}")")
+unreadable() {
+	echo "consumers: cannot read $consumers_dir/$1" >&2
+	exit 1
+}
+# shellcheck source-path=SCRIPTDIR
+{
+	. "$consumers_dir/lib/common.sh" || unreadable lib/common.sh
+	. "$consumers_dir/consumers/perf.sh" || unreadable consumers/perf.sh
+	. "$consumers_dir/consumers/trace-cmd.sh" || unreadable consumers/trace-cmd.sh
+	. "$consumers_dir/consumers/bpftrace.sh" || unreadable consumers/bpftrace.sh
+	. "$consumers_dir/consumers/funnel.sh" || unreadable consumers/funnel.sh
+}
 
 EVENTS="damon_perf_sample damon_perf_ring_overflow damon_perf_report_missed damon_perf_drain"
 
@@ -250,6 +272,7 @@ keep() {	# keep FILE [LINES]: copy (the head of) FILE to the save dir
 
 [ "$(id -u)" -eq 0 ] || { echo "consumers: must run as root" >&2; exit 4; }
 W=$(mktemp -d "${TMPDIR:-/tmp}/consumers.XXXXXX") || exit 1
+tmpdir=$W	# for lib/common.sh
 [ -z "$save" ] || mkdir -p "$save" || save=""
 # (the CONSUMERS_* paths are for testing this script against stubs only)
 A=${CONSUMERS_DAMON_SYSFS:-/sys/kernel/mm/damon/admin/kdamonds}
@@ -258,12 +281,8 @@ KD="" wl_pid=""
 cleanup() {
 	set +e
 	if [ -n "$KD" ] && [ "$(cat "$KD/state" 2>/dev/null)" = on ]; then
-		echo off >"$KD/state"
-		for _ in $(seq 50); do
-			[ "$(cat "$KD/state")" = off ] && break
-			sleep 0.2
-		done
-		[ "$(cat "$KD/state")" = off ] || echo "consumers: kdamond did not stop"
+		kdamond_stop "$KD" ||
+			echo "consumers: kdamond did not stop ($stop_err)"
 	fi
 	[ -n "$KD" ] && echo 0 >"$A/nr_kdamonds" 2>/dev/null
 	if [ -n "$wl_pid" ]; then
@@ -279,10 +298,7 @@ ncpu=$(getconf _NPROCESSORS_CONF 2>/dev/null || nproc)
 echo "consumers: kernel $(uname -r), $ncpu CPUs, recording ${secs} s per tool"
 
 # --- the environment --------------------------------------------------------
-T=""
-for t in ${CONSUMERS_TRACEFS:-} /sys/kernel/tracing /sys/kernel/debug/tracing; do
-	[ -d "$t/events" ] && { T=$t; break; }
-done
+T=$(find_tracefs ${CONSUMERS_TRACEFS:+"$CONSUMERS_TRACEFS"})
 if [ -z "$T" ] && mount -t tracefs nodev /sys/kernel/tracing 2>/dev/null; then
 	T=/sys/kernel/tracing
 fi
@@ -292,21 +308,14 @@ for e in $EVENTS; do
 		skip_all "no tracepoint damon:$e in $T/events (CONFIG_DAMON_PERF_OBSERVE not set?)"
 done
 [ -d "$A" ] || skip_all "no DAMON sysfs interface ($A)"
-if [ "$(cat "$A/nr_kdamonds")" -gt 0 ] 2>/dev/null; then
-	for s in "$A"/*/state; do
-		[ "$(cat "$s")" = on ] && skip_all "a kdamond is running already ($s)"
-	done
+if s=$(running_kdamond "$A"); then
+	skip_all "a kdamond is running already ($s)"
 fi
 
 # --- the workload -----------------------------------------------------------
 if [ -n "$wl" ] && [ -x "$wl" ]; then
-	"$wl" 3600 4 4 refault >"$W/workload.out" 2>&1 &
-	wl_pid=$!
-	for _ in $(seq 100); do
-		grep -q '^hot=' "$W/workload.out" && break
-		sleep 0.1
-	done
-	wl_desc="$wl refault, $(grep -m1 '^hot=' "$W/workload.out" | cut -d' ' -f1)"
+	workload_start "$wl" 4 4 || wl_line=""
+	wl_desc="$wl refault, ${wl_line%% *}"
 else
 	[ -n "$wl" ] && echo "consumers: workload $wl is not executable, using a fallback"
 	if [ -x /usr/bin/python3 ]; then
@@ -334,33 +343,31 @@ kill -0 "$wl_pid" 2>/dev/null || { fail setup "the workload ($wl_desc) did not s
 echo "consumers: workload pid $wl_pid ($wl_desc)"
 
 # --- DAMON: vaddr of the workload, sampled by the page-faults perf event ----
+# (write_attrs: lib/common.sh; write_msg says what failed)
 setup_damon() {
-	echo 1 >"$A/nr_kdamonds" || return
+	write_attrs "$A" nr_kdamonds 1 || return
 	KD=$A/0
 	local C=$KD/contexts P
-	echo 1 >"$C/nr_contexts" &&
-		echo vaddr >"$C/0/operations" &&
-		echo 1 >"$C/0/targets/nr_targets" &&
-		echo "$wl_pid" >"$C/0/targets/0/pid_target" || return
+	write_attrs "$C" nr_contexts 1 0/operations vaddr \
+		0/targets/nr_targets 1 0/targets/0/pid_target "$wl_pid" || return
 	P=$C/0/monitoring_attrs/sample/perf_events
 	if [ ! -d "$P" ]; then
 		echo 0 >"$A/nr_kdamonds"
 		KD=""
 		skip_all "this kernel's DAMON has no perf_events sysfs directory"
 	fi
-	echo $((1 + control)) >"$P/nr_perf_events" &&
-		echo 1 >"$P/0/type" &&		# PERF_TYPE_SOFTWARE
-		echo 2 >"$P/0/config" &&	# PERF_COUNT_SW_PAGE_FAULTS
-		echo 1 >"$P/0/sample_period" || return
+	# type 1, config 2: PERF_TYPE_SOFTWARE, PERF_COUNT_SW_PAGE_FAULTS
+	write_attrs "$P" nr_perf_events $((1 + control)) \
+		0/type 1 0/config 2 0/sample_period 1 || return
 	if [ "$control" = 1 ]; then
-		echo 1 >"$P/1/type" &&
-			echo 0 >"$P/1/config" &&	# PERF_COUNT_SW_CPU_CLOCK
-			echo 1000000 >"$P/1/sample_period" || return	# ns
+		# config 0: PERF_COUNT_SW_CPU_CLOCK, a period of 1 ms (in ns)
+		write_attrs "$P" 1/type 1 1/config 0 1/sample_period 1000000 ||
+			return
 	fi
-	echo on >"$KD/state"
+	write_attrs "$KD" state on
 }
-if ! setup_damon 2>"$W/damon.err"; then
-	fail setup "DAMON did not start: $(tr '\n' ' ' <"$W/damon.err")"
+if ! setup_damon; then
+	fail setup "DAMON did not start: $write_msg"
 	dmesg 2>/dev/null | grep -i damon | tail -n 5 | evidence
 	finish
 fi
@@ -370,6 +377,30 @@ damon_running() {
 	[ "$(cat "$KD/state" 2>/dev/null)" = on ] && return 0
 	echo "consumers: note: the kdamond is not running any more"
 	return 1
+}
+
+# recorded CHECK TOOL LOG DATA RC: keeps the head of LOG (the output of
+# "TOOL record"), and FAILs CHECK unless the recording exited 0 (RC) and left
+# DATA
+recorded() {
+	keep "$3"
+	[ "$5" -eq 0 ] && [ -s "$4" ] && return 0
+	fail "$1" "$2 record -e 'damon:damon_perf_*' exited $5"
+	tail -n 6 "$3" | evidence 6
+	return 1
+}
+
+# as_text TXT ERR CMD...: runs CMD (perf script, trace-cmd report: text of a
+# recording) for 600 s at most, output to TXT and errors to ERR, and keeps
+# their heads; returns CMD's status
+as_text() {
+	local txt=$1 err=$2 rc
+	shift 2
+	timeout -k 10 600 "$@" >"$txt" 2>"$err"
+	rc=$?
+	keep "$txt" 2000
+	keep "$err"
+	return "$rc"
 }
 
 # judge_lines CHECK TEXT ERRLOG [NEED]: PASS or FAIL CHECK on check_lines of
@@ -395,275 +426,6 @@ judge_lines() {
 	fi
 	[ -s "$txt" ] || echo "    (no output; last lines of the tool's log follow)"
 	[ -s "$err" ] && tail -n 4 "$err" | evidence 4
-}
-
-# --- perf ---------------------------------------------------------------------
-# Debian's /usr/bin/perf may be the wrapper of linux-base: a script that
-# execs perf_<major.minor of the running kernel>, which fails for our 6.12
-# guest kernel ("linux-perf-6.12 is not installed") as only perf_6.1 or so
-# is installed.  Debian 12's single linux-perf package (6.1) instead installs
-# the real binary as /usr/bin/perf and diverts the wrapper to
-# /usr/bin/perf.wrapper; older releases have /usr/bin/perf_X.Y.  So take the
-# first candidate that runs "perf version": $PERF, perf, then the newest
-# perf_X.Y.  A perf older than the kernel is fine here: perf_event_attr
-# carries its size, and the tracepoint formats are read from tracefs.
-find_perf() {
-	local c p
-	: >"$W/perf-tried"
-	for c in ${PERF:-} perf $(ls -d /usr/bin/perf_[0-9]* 2>/dev/null | sort -rV); do
-		p=$(command -v "$c") || continue
-		if timeout 60 "$p" version >/dev/null 2>"$W/perf-version.err"; then
-			echo "$p"
-			return 0
-		fi
-		echo "$p ($(head -n 1 "$W/perf-version.err"))" >>"$W/perf-tried"
-	done
-	return 1
-}
-
-run_perf() {
-	local perf t0 missing="" e rc why
-	if ! perf=$(find_perf); then
-		why="not installed (Debian package linux-perf)"
-		[ -s "$W/perf-tried" ] &&
-			why="no perf runs \"perf version\": $(paste -sd';' "$W/perf-tried" | sanitize)"
-		skip perf-list "$why"
-		skip perf-script "$why"
-		return
-	fi
-	echo "consumers: perf: $perf ($("$perf" version 2>&1 | head -n 1))"
-
-	t0=$SECONDS
-	timeout -k 5 180 "$perf" --no-pager list tracepoint >"$W/perf-list.txt" 2>"$W/perf-list.err"
-	rc=$?
-	keep "$W/perf-list.err"
-	for e in $EVENTS; do
-		grep -qE "(^|[[:space:]])damon:$e([[:space:]]|$)" "$W/perf-list.txt" ||
-			missing+=" $e"
-	done
-	if [ -z "$missing" ]; then
-		pass perf-list "all four damon:damon_perf_* events listed ($((SECONDS - t0)) s)"
-		grep -E 'damon:damon_perf_' "$W/perf-list.txt" | evidence 4
-	else
-		fail perf-list "not listed:$missing (perf list exited $rc)"
-		grep -E 'damon:' "$W/perf-list.txt" | evidence 6
-		tail -n 4 "$W/perf-list.err" | evidence 4
-	fi
-
-	damon_running
-	t0=$SECONDS
-	# -a: the samples come from every CPU; -N -B: no build-id cache or
-	# build-id collection (they read every DSO over 9p, slowly under TCG);
-	# -o: the root is read-only, /tmp is tmpfs.
-	(cd "$W" && timeout -k 10 $((secs + 180)) "$perf" record -a -N -B -m 1024 \
-		-e 'damon:damon_perf_*' -o "$W/perf.data" -- sleep "$secs") \
-		>"$W/perf-record.log" 2>&1
-	rc=$?
-	keep "$W/perf-record.log"
-	if [ "$rc" -ne 0 ] || [ ! -s "$W/perf.data" ]; then
-		fail perf-script "perf record -e 'damon:damon_perf_*' exited $rc"
-		tail -n 6 "$W/perf-record.log" | evidence 6
-		return
-	fi
-	timeout -k 10 600 "$perf" --no-pager script -i "$W/perf.data" \
-		>"$W/perf-script.txt" 2>"$W/perf-script.err"
-	rc=$?
-	keep "$W/perf-script.txt" 2000
-	keep "$W/perf-script.err"
-	echo "consumers: perf record + script: $((SECONDS - t0)) s, $(wc -l <"$W/perf-script.txt") lines, perf.data $(du -k "$W/perf.data" | cut -f1) KiB, script exited $rc"
-	# perf's recursion guard hides the page-faults samples (see the header):
-	# what must come through are the control event's samples and the drains
-	judge_lines perf-script "$W/perf-script.txt" "$W/perf-record.log" \
-		"$([ "$control" = 1 ] && echo sample || echo none)"
-	rm -f "$W/perf.data" "$W/perf-script.txt"
-}
-
-# --- trace-cmd --------------------------------------------------------------
-run_trace_cmd() {
-	local t0 rc
-	if ! command -v trace-cmd >/dev/null; then
-		skip trace-cmd "not installed (Debian package trace-cmd)"
-		return
-	fi
-	echo "consumers: trace-cmd: $(trace-cmd --version 2>&1 | grep -m1 version)"
-	damon_running
-	t0=$SECONDS
-	# with a command, trace-cmd records (all tasks) while the command runs
-	(cd "$W" && timeout -k 10 $((secs + 180)) trace-cmd record -b 4096 \
-		-o "$W/trace.dat" -e 'damon:damon_perf_*' sleep "$secs") \
-		>"$W/trace-cmd-record.log" 2>&1
-	rc=$?
-	keep "$W/trace-cmd-record.log"
-	if [ "$rc" -ne 0 ] || [ ! -s "$W/trace.dat" ]; then
-		fail trace-cmd "trace-cmd record -e 'damon:damon_perf_*' exited $rc"
-		tail -n 6 "$W/trace-cmd-record.log" | evidence 6
-		return
-	fi
-	timeout -k 10 600 trace-cmd report -i "$W/trace.dat" \
-		>"$W/trace-cmd-report.txt" 2>"$W/trace-cmd-report.err"
-	rc=$?
-	keep "$W/trace-cmd-report.txt" 2000
-	keep "$W/trace-cmd-report.err"
-	echo "consumers: trace-cmd record + report: $((SECONDS - t0)) s, $(wc -l <"$W/trace-cmd-report.txt") lines, report exited $rc"
-	judge_lines trace-cmd "$W/trace-cmd-report.txt" "$W/trace-cmd-report.err"
-	rm -f "$W/trace.dat" "$W"/trace.dat.* "$W/trace-cmd-report.txt"
-}
-
-# --- bpftrace ---------------------------------------------------------------
-# bpftrace builds the struct of a tracepoint's args from its tracefs format
-# file, whose fields here are u64/u8/int/unsigned long.  It gets u64 and u8
-# from BTF (/sys/kernel/btf/vmlinux, CONFIG_DEBUG_INFO_BTF) if there is any,
-# or else from <linux/types.h>: of the running kernel's headers if it finds
-# them, or else of /usr/include, whose UAPI header only has __u64, so that
-# the one-liner fails with "unknown type name 'u64'".  A minimal types.h of
-# our own, first in the include path (-I), fills the gap; with BTF, bpftrace
-# defines _LINUX_TYPES_H itself and this header is not used.
-run_bpftrace() {
-	local ver prog a t0 rc r0 r2 drains others want
-	if ! command -v bpftrace >/dev/null; then
-		skip bpftrace "not installed (Debian package bpftrace)"
-		return
-	fi
-	if [ ! -e "${CONSUMERS_BPF_SYSCTL:-/proc/sys/kernel/unprivileged_bpf_disabled}" ]; then
-		skip bpftrace "the kernel has no bpf() system call (CONFIG_BPF_SYSCALL is not set)"
-		return
-	fi
-	ver=$(bpftrace --version 2>&1 | grep -oE '[0-9]+\.[0-9]+(\.[0-9]+)?' | head -n 1)
-	# "args" is a pointer up to 0.18 (args->f); later versions take args.f
-	# (0.19.0 not yet for tracepoints, bpftrace issue 2771).
-	a='args->'
-	case "$ver" in
-	0.1[0-9]|0.1[0-9].*|0.[0-9]|0.[0-9].*) ;;
-	[0-9]*) a='args.' ;;
-	esac
-	mkdir -p "$W/bt-include/linux"
-	cat >"$W/bt-include/linux/types.h" <<-'EOF'
-	#ifndef _LINUX_TYPES_H
-	#define _LINUX_TYPES_H
-	typedef signed char s8;
-	typedef unsigned char u8;
-	typedef short s16;
-	typedef unsigned short u16;
-	typedef int s32;
-	typedef unsigned int u32;
-	typedef long long s64;
-	typedef unsigned long long u64;
-	typedef s8 __s8;
-	typedef u8 __u8;
-	typedef s16 __s16;
-	typedef u16 __u16;
-	typedef s32 __s32;
-	typedef u32 __u32;
-	typedef s64 __s64;
-	typedef u64 __u64;
-	#endif
-	EOF
-	prog="tracepoint:damon:damon_perf_sample { @r[${a}reason] = count(); }"
-	# a control in kdamond context: shows whether tracepoints reach BPF at all
-	prog+=" tracepoint:damon:damon_perf_drain { @drains = count(); }"
-	prog+=" interval:s:$secs { exit(); }"
-	echo "consumers: bpftrace $ver$([ -e /sys/kernel/btf/vmlinux ] && echo ', kernel BTF' || echo ', no kernel BTF'): $prog"
-	damon_running
-	t0=$SECONDS
-	timeout -k 10 "${BPFTRACE_TIMEOUT:-300}" bpftrace -I "$W/bt-include" -e "$prog" \
-		>"$W/bpftrace.out" 2>"$W/bpftrace.err"
-	rc=$?
-	keep "$W/bpftrace.out"
-	keep "$W/bpftrace.err"
-	r0=$(sed -n 's/^@r\[0\]: \([0-9][0-9]*\)$/\1/p' "$W/bpftrace.out")
-	r2=$(sed -n 's/^@r\[2\]: \([0-9][0-9]*\)$/\1/p' "$W/bpftrace.out")
-	drains=$(sed -n 's/^@drains: \([0-9][0-9]*\)$/\1/p' "$W/bpftrace.out")
-	others=$(grep -E '^@r\[' "$W/bpftrace.out" | grep -vE '^@r\[[0-4]\]: [0-9]+$')
-	# The page-faults samples (reason 0) fire inside a software event's
-	# overflow handler, where perf's recursion guard drops them for BPF
-	# (see the header); the control event's (reason 2, hardirq) and the
-	# drains must be counted.
-	want=${r2:-0}
-	[ "$control" = 1 ] || want=1
-	if [ "$rc" -eq 0 ] && [ "$want" -gt 0 ] && [ "${drains:-0}" -gt 0 ] &&
-		[ -z "$others" ]; then
-		pass bpftrace "damon_perf_sample counted by reason (reason 0: ${r0:-0}, reason 2 of the control event: ${r2:-0}), damon_perf_drain ${drains} times in ${secs} s, reasons all in 0..4 ($((SECONDS - t0)) s with startup)"
-		grep -E '^@' "$W/bpftrace.out" | evidence 6
-		[ "${r0:-0}" -eq 0 ] &&
-			echo "    note: as expected, no reason-0 sample of the page-faults event reached BPF: perf's recursion guard (perf-observability.rst)"
-		return
-	fi
-	if [ "$rc" -eq 124 ] || [ "$rc" -eq 137 ]; then
-		fail bpftrace "timed out after ${BPFTRACE_TIMEOUT:-300} s (set BPFTRACE_TIMEOUT)"
-	elif [ -n "$others" ]; then
-		fail bpftrace "a reason out of 0..4"
-	else
-		fail bpftrace "exit $rc, @r[0]=${r0:-none}, @r[2]=${r2:-none} (the control event), @drains=${drains:-none}: want a control sample and a drain"
-	fi
-	grep -E '^@' "$W/bpftrace.out" | evidence 6
-	tail -n 6 "$W/bpftrace.err" | evidence 6
-	if [ "${r0:-0}" -eq 0 ] && [ "${drains:-0}" -gt 0 ]; then
-		echo "    hint: damon_perf_drain reached the BPF program but no reason-0 damon_perf_sample did: perf's recursion guard drops tracepoints fired inside a software event's overflow handler for BPF programs attached through perf (see the header of this script)"
-	fi
-	grep -q "unknown type name" "$W/bpftrace.err" &&
-		echo "    hint: bpftrace found no definition of a tracepoint field type: kernel BTF (CONFIG_DEBUG_INFO_BTF) or headers needed"
-	return 0
-}
-
-# --- damon_perf_funnel.py ----------------------------------------------------
-# The series' pipeline summary (tools/testing/selftests/damon), live through
-# tracefs: every stage must have counted something, in funnel order.
-run_funnel() {
-	local py=/usr/bin/python3 out rc
-	if [ -z "$funnel" ] || [ ! -f "$funnel" ]; then
-		skip funnel "damon_perf_funnel.py not given or not found (${funnel:-none})"
-		return
-	fi
-	[ -x "$py" ] || { skip funnel "no $py"; return; }
-	damon_running
-	# Reports in flight at either end of the trace sit in the context's
-	# rings: at most report_ring_order entries on each possible CPU.
-	local order cpus
-	order=$(cat /sys/module/damon_core/parameters/report_ring_order 2>/dev/null)
-	cpus=$(awk -F, '{ for (i = 1; i <= NF; i++) { n = split($i, r, "-");
-		c += n == 2 ? r[2] - r[1] + 1 : 1 } } END { print c }' \
-		/sys/devices/system/cpu/possible 2>/dev/null)
-	if ! [[ "$order" =~ ^[0-9]+$ && "$cpus" =~ ^[0-9]+$ ]]; then
-		fail funnel "cannot read the ring bound: report_ring_order '$order', possible CPUs '$cpus'"
-		return
-	fi
-	# a buffer for all events of the run: a lost event fails the check
-	out=$("$py" "$funnel" record --duration "$secs" --buffer-size-kb 32768 \
-		--json 2>"$W/funnel.err")
-	rc=$?
-	printf '%s\n' "$out" >"$W/funnel.json"
-	keep "$W/funnel.json"
-	keep "$W/funnel.err"
-	if [ "$rc" -ne 0 ]; then
-		fail funnel "exit $rc"
-		tail -n 4 "$W/funnel.err" | evidence 4
-		return
-	fi
-	if res=$(RING_BOUND=$((cpus << order)) "$py" -c '
-import json, os, sys
-d = json.load(sys.stdin)
-bound = int(os.environ["RING_BOUND"])
-s, loss = d["stages"], d["trace_loss"]
-order = ["callback", "valid", "enqueued", "drained", "matched"]
-c = [s[k] for k in order]
-print(" -> ".join("%s %d" % (k, s[k]) for k in order + ["region_updates"]))
-if loss["lost_events"] or loss["lost_unknown"] or loss["entries_overwritten"]:
-    print("the trace lost events: %s" % loss)
-    sys.exit(1)
-# drained and enqueued differ by the reports in flight at the start of the
-# trace (in the rings, drained in it) and at its end (in the rings, or in
-# the untraced last drain): each side at most what the rings hold, possible
-# CPUs times ring entries; the other stages only shrink
-if abs(c[2] - c[3]) > bound:
-    print("enqueued and drained differ by %d, more than the rings hold (%d)" %
-          (abs(c[2] - c[3]), bound))
-ok = min(c) > 0 and s["region_updates"] > 0 and \
-    c[0] >= c[1] >= c[2] and c[3] >= c[4] and abs(c[2] - c[3]) <= bound
-sys.exit(0 if ok else 1)' <<<"$out" 2>&1); then
-		pass funnel "$res"
-	else
-		fail funnel "not a funnel with counts at every stage: $res"
-	fi
 }
 
 run_perf
