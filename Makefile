@@ -5,7 +5,8 @@ CMD ?= uname -a
 S := scripts
 
 .PHONY: help demo check deps base expand export config build damon kunit \
-	selftest static cross docs consumers bench stress per-patch checkpatch vm clean distclean
+	selftest static cross docs docs-examples consumers bench stress per-patch checkpatch vm \
+	clean distclean
 
 help:
 	@sed -n 's/^## //p' README.md
@@ -26,6 +27,7 @@ consumers: build ; @bash $(S)/consumers.sh $(VARIANT)
 bench:           ; @bash bench/bench.sh
 stress:          ; @bash $(S)/stress-all.sh
 docs:            ; @bash $(S)/docs-check.sh
+docs-examples:   ; @bash $(S)/build.sh on && bash $(S)/docs-examples.sh
 cross:           ; @for a in arm64 i386; do bash $(S)/cross-check.sh $$a $(VARIANT) || exit 1; done
 per-patch:       ; @bash $(S)/per-patch.sh
 checkpatch:      ; @bash $(S)/checkpatch.sh
