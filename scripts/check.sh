@@ -169,6 +169,7 @@ compile_checks() {
 			det "cross-$a-$v" bash "$TOP/scripts/cross-check.sh" "$a" "$v"
 		done
 	done
+	det cross-arm64-noperf bash "$TOP/scripts/cross-check.sh" arm64 noperf
 }
 
 stage deps bash "$TOP/scripts/deps.sh" || finish

@@ -1,7 +1,8 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # cross-check.sh ARCH VARIANT: configure the expanded tree for ARCH (arm64 or
-# i386) with observe VARIANT (on/off), build the DAMON objects with sparse on
+# i386) with observe VARIANT (on/off; or noperf: CONFIG_PERF_EVENTS=n, which
+# arm64 allows and x86 doesn't), build the DAMON objects with sparse on
 # every file (C=2) and W=1, and fail on a warning in a DAMON file that is not
 # in tests/static-baseline.  The counters of the series are u64s written from
 # NMI, and its sample handlers must serve ARM SPE as well as x86 PMUs: this
@@ -9,8 +10,8 @@
 # Objects: $SRC/.out-ARCH-VARIANT.  Log: build/logs/cross-ARCH-VARIANT.log.
 . "$(dirname "$0")/lib.sh"
 
-arch=${1:?usage: cross-check.sh arm64|i386 on|off}
-variant=${2:?usage: cross-check.sh arm64|i386 on|off}
+arch=${1:?usage: cross-check.sh arm64|i386 on|off|noperf}
+variant=${2:?usage: cross-check.sh arm64|i386 on|off|noperf}
 case $arch in
 arm64)	cross=aarch64-linux-gnu- ;;
 i386)	cross= ;;	# the host's gcc builds 32-bit x86 kernels (-m32)
@@ -23,12 +24,17 @@ command -v sparse >/dev/null || die "cross-check: sparse missing (scripts/deps.s
 
 O=$SRC/.out-$arch-$variant
 name=cross-$arch-$variant
-frags=("$TOP/kconfig/cross.config" "$TOP/kconfig/damon.config"
-	"$TOP/kconfig/observe-$variant.config")
+frags=("$TOP/kconfig/cross.config" "$TOP/kconfig/damon.config")
+case $variant in
+on|off)	frags+=("$TOP/kconfig/observe-$variant.config") ;;
+# observe asked for, and left out by Kconfig: it depends on PERF_EVENTS
+noperf)	frags+=("$TOP/kconfig/observe-on.config" "$TOP/kconfig/noperf.config") ;;
+*)	die "cross-check: unknown variant $variant (on, off or noperf)" ;;
+esac
 kmake=(make -C "$SRC" O="$O" ARCH="$arch" CROSS_COMPILE="$cross")
 
 # The other variant's prepared O= dir, if there is one, is a head start.
-for v in on off; do
+for v in on off noperf; do
 	[ "$v" = "$variant" ] || seed_objdir "$SRC/.out-$arch-$v" "$O" mm/damon/core.o
 done
 mkdir -p "$O"
@@ -47,11 +53,17 @@ fi
 
 # The DAMON options and what the series needs must come out as asked.
 bad=0
+perf=PERF_EVENTS
+[ "$variant" != noperf ] || perf=
 for sym in DAMON DAMON_VADDR DAMON_PADDR DAMON_SYSFS DAMON_KUNIT_TEST \
-	PERF_EVENTS DEBUG_FS EVENT_TRACING SMP HOTPLUG_CPU; do
+	$perf DEBUG_FS EVENT_TRACING SMP HOTPLUG_CPU; do
 	grep -qx "CONFIG_$sym=y" "$O/.config" ||
 		{ echo "CONFIG_$sym is not y" >&2; bad=$((bad + 1)); }
 done
+if [ "$variant" = noperf ] && grep -qx 'CONFIG_PERF_EVENTS=y' "$O/.config"; then
+	echo "CONFIG_PERF_EVENTS is y for variant noperf" >&2
+	bad=$((bad + 1))
+fi
 obs=$(grep -E '^CONFIG_DAMON_PERF_OBSERVE=' "$O/.config" | cut -d= -f2 || true)
 [ "${obs:-n}" = "$([ "$variant" = on ] && echo y || echo n)" ] ||
 	{ echo "CONFIG_DAMON_PERF_OBSERVE is '${obs:-n}' for variant $variant" >&2; bad=$((bad + 1)); }
@@ -67,7 +79,7 @@ log "$name: make mm/damon/ C=2 W=1 ($bits-bit, -j$JOBS, ccache)"
 find "$O/mm/damon" -name '*.o' -delete 2>/dev/null || true
 with_progress "$name" "${kmake[@]}" -j"$JOBS" CC="ccache ${cross}gcc" \
 	C=2 W=1 mm/damon/ || die "$name: build failed (build/logs/$name.log)"
-for o in core.o sysfs.o ops-common.o vaddr.o paddr.o; do
+for o in core.o sysfs.o ops-common.o vaddr.o paddr.o perf/events.o perf/report.o; do
 	[ -f "$O/mm/damon/$o" ] || die "$name: mm/damon/$o was not built"
 done
 if [ "$variant" = on ]; then
