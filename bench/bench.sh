@@ -66,10 +66,8 @@ git -C "$SRC" checkout -q -f --detach "$rev" || die "bench: checkout failed"
 git -C "$SRC" clean -fdq -- mm/damon
 git -C "$SRC" apply "$bench/0001-bench-hook.patch" ||
 	die "bench: bench/0001-bench-hook.patch does not apply on the series"
-if ! cmp -s "$bench/perf-bench.h" "$SRC/mm/damon/tests/perf-bench.h"; then
-	log "bench: bench/perf-bench.h is newer than the patch's copy: using it (regenerate the patch)"
-	cp "$bench/perf-bench.h" "$SRC/mm/damon/tests/perf-bench.h"
-fi
+# the hook patch includes it; kept as a file of its own, not in the patch
+cp "$bench/perf-bench.h" "$SRC/mm/damon/tests/perf-bench.h"
 
 log "bench 3/5: build the on and off kernels with the hook, and the workload"
 for v in off on; do

@@ -4,8 +4,9 @@
  *
  * For the damon-perf harness ('make bench', bench/bench.sh) only, not part of
  * the series.  The harness patch bench/0001-bench-hook.patch includes this at
- * the bottom of core.c, like the KUnit tests, so that it can call the static
- * functions of core.c, and builds core.o with -DDAMON_PERF_BENCH.
+ * the bottom of perf/report.c, like the KUnit tests, so that it can call the
+ * static functions of the report rings and the drain, and builds report.o
+ * with -DDAMON_PERF_BENCH.
  *
  * Write a command to /sys/kernel/debug/damon_perf_bench to run benchmarks
  * synchronously in the writing process, then read the file for the results:
@@ -299,7 +300,7 @@ static int damon_bench_handler_round(struct damon_bench_handler *b,
 		total += ns;
 		b->min_batch_ns = min(b->min_batch_ns, ns);
 		if (b->ctx)
-			kdamond_check_reported_accesses(b->ctx);
+			damon_report_check_accesses(b->ctx);
 		cond_resched();
 		if (fatal_signal_pending(current))
 			return -EINTR;
@@ -458,7 +459,7 @@ static unsigned long damon_bench_push(struct damon_ctx *ctx,
 
 /*
  * Drain and match @nr_reports reports against @nr_regions regions, in drains
- * of at most a ring of reports, first with kdamond_check_reported_accesses()
+ * of at most a ring of reports, first with damon_report_check_accesses()
  * (drain_total), then again in its three steps: the regions snapshot and the
  * access rates update (drain_fixed, per drain) and the drain and match of the
  * reports (drain_match).  The two alternate, with the same number of reports.
@@ -488,7 +489,7 @@ static int damon_bench_drain(unsigned long nr_regions,
 
 	/* allocates the snapshot, which the next drains reuse */
 	failed += damon_bench_push(ctx, &rnd, nr_regions, per_drain);
-	kdamond_check_reported_accesses(ctx);
+	damon_report_check_accesses(ctx);
 	matched = stats->matched;
 	dequeued = stats->dequeued;
 
@@ -497,7 +498,7 @@ static int damon_bench_drain(unsigned long nr_regions,
 
 		failed += damon_bench_push(ctx, &rnd, nr_regions, nr);
 		t0 = ktime_get_ns();
-		kdamond_check_reported_accesses(ctx);
+		damon_report_check_accesses(ctx);
 		t1 = ktime_get_ns();
 		total_ns += t1 - t0;
 		best_total_ps = min(best_total_ps,
