@@ -188,25 +188,27 @@ kdamond_stop()
 # Workload
 #
 
-# workload_start BIN HOT_MB COLD_MB [CPU]: starts the workload BIN
-# (guest/workload.c) for an hour, refaulting its hot buffer, pinned to CPU if
-# given and taskset exists, and waits up to 20 s for its first line.  Sets
+# workload_start BIN HOT_MB COLD_MB [CPU [MODE]]: starts the workload BIN
+# (guest/workload.c) for an hour, refaulting its hot buffer (MODE refault, the
+# default; any other MODE, e.g. "keep", writes it without dropping it: its
+# pages keep their frames), pinned to CPU if given (may be empty) and taskset
+# exists, and waits up to 20 s for its first line.  Sets
 # wl_pid (also added to $tmpdir/pids), wl_out (its output file) and wl_line;
 # with the line "hot=A-B cold=C-D" there, sets wl_hot_start, wl_hot_end,
 # wl_cold_start and wl_cold_end (decimal) and returns 0.
 # shellcheck disable=SC2034 # wl_* are for the caller
 workload_start()
 {
-	local bin=$1 hot=$2 cold=$3 cpu=${4:-} i
+	local bin=$1 hot=$2 cold=$3 cpu=${4:-} mode=${5:-refault} i
 
 	wl_line=""
 	wl_out=$(mktemp "$tmpdir/wl.XXXXXX")
 	if [ -n "$cpu" ] && command -v taskset > /dev/null
 	then
-		taskset -c "$cpu" "$bin" 3600 "$hot" "$cold" refault \
+		taskset -c "$cpu" "$bin" 3600 "$hot" "$cold" "$mode" \
 			> "$wl_out" 2>&1 &
 	else
-		"$bin" 3600 "$hot" "$cold" refault > "$wl_out" 2>&1 &
+		"$bin" 3600 "$hot" "$cold" "$mode" > "$wl_out" 2>&1 &
 	fi
 	wl_pid=$!
 	echo "$wl_pid" >> "$tmpdir/pids"
