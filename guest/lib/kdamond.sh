@@ -10,16 +10,16 @@
 # Uses: tmpdir, kdamonds_dir, workload, hot_mb, cold_mb, ring_order_param,
 # and lib/common.sh and lib/ktap.sh.
 
-# Starts the workload, refaulting its hot buffer, pinned to CPU $1 if given
-# and taskset exists.  Sets wl_pid, wl_hot_start, wl_hot_end, wl_cold_start
-# and wl_cold_end (decimal).
+# Starts the workload, refaulting its hot buffer (or in the MODE $2 of
+# workload_start), pinned to CPU $1 if given and taskset exists.  Sets
+# wl_pid, wl_hot_start, wl_hot_end, wl_cold_start and wl_cold_end (decimal).
 start_workload()
 {
-	local cpu=${1:-}
+	local cpu=${1:-} mode=${2:-refault}
 
-	workload_start "$workload" "$hot_mb" "$cold_mb" "$cpu" ||
+	workload_start "$workload" "$hot_mb" "$cold_mb" "$cpu" "$mode" ||
 		abort "the workload ($workload) did not start: $(head -c 300 "$wl_out")"
-	say "workload pid $wl_pid${cpu:+ (cpu $cpu)}: $wl_line"
+	say "workload pid $wl_pid${cpu:+ (cpu $cpu)}, $mode: $wl_line"
 }
 
 need_workload()
