@@ -148,7 +148,7 @@ kthread_alive()
 	local comm
 
 	[ -n "$1" ] && [ "$1" != -1 ] &&
-		read -r comm < "/proc/$1/comm" 2> /dev/null &&
+		{ read -r comm < "/proc/$1/comm"; } 2> /dev/null &&
 		[[ "$comm" == kdamond* ]]
 }
 
