@@ -38,7 +38,7 @@
 # events and counts them, rather than losing the start) before the obs test
 # starts, and stops tracing right after it exits: the top level buffer sees
 # every event that the obs test's instances see.  It also sees the obs test's
-# negative controls (a paddr kdamond whose samples are all inv_phys), which
+# negative controls (paddr kdamonds whose samples are inv_phys or xlate_fail), which
 # the obs test's own trace numbers leave out.  To cut them off, the obs
 # test's output is read line by line, and at its "workload: " line (printed
 # after the controls' kdamond exited and before the main kdamond starts:
@@ -52,7 +52,7 @@
 # perf_stats is cumulative since boot; the host boots with kunit.enable=0 so
 # that the KUnit tests count nothing, and the delta of perf_stats-before.txt
 # and perf_stats.txt covers the whole trace.  So perf_stats.txt also counts
-# the controls (e.g. callback and inv_phys of the paddr control), which the
+# the controls (e.g. callback, inv_phys and xlate_fail of the paddr controls), which the
 # obs test's deltas leave out: the docs text must say so, or quote deltas.
 set -u -o pipefail
 export LC_ALL=C
