@@ -1,0 +1,170 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# testpmu.sh [all|build|run] ('make testpmu'): the live tests of DAMON's
+# hardware-PMU paths on the harness-only test sampling PMU "damon_test"
+# (testpmu/0001-damon-test-pmu.patch, testpmu/README.md): IBS-, PEBS- and
+# large-PEBS-shaped samples through the real perf core, in vaddr and paddr,
+# each accounted for from the PMU's records to DAMON's regions, the
+# software page-faults event as the reference, a large-PEBS negative
+# control, and damon_perf_obs_test.sh on the PMU.  The checks and their
+# output are described in the header of the guest script,
+# testpmu/testpmu-guest.sh.
+#
+#   build  the kernel: variant "on" with testpmu/testpmu.config, in its own
+#          tree build/testpmu/linux (DAMON_PERF_BUILD=build/testpmu for the
+#          harness scripts), a clone of build/linux reset to its "series"
+#          branch with the patch applied by git apply; build/linux is never
+#          touched.  A new clone starts from build/linux's built .out-on
+#          when that was built from the same commit (its files get an old
+#          timestamp, as lib.sh's hist_tree does): only what the patch and
+#          the config difference touch is rebuilt.  Then checks that
+#          CONFIG_DAMON_TEST_PMU=y came out.
+#   run    stage the guest script (lib.sh stage_guest) and
+#          damon_perf_obs_test.sh with perf_fault_workload, boot (2 vCPUs,
+#          2 GiB, kunit.enable=0) and run testpmu-guest.sh; print its output
+#          and a table of its RESULT lines
+#   all    both (default)
+#
+# Exit: the guest script's (0 passed, 1 a check failed, 4 all skipped), or 1
+# when the build or the boot failed.  Output: build/testpmu/vm/testpmu/
+# {output.log,console.log}, the obs tests' logs testpmu-obs-*.log beside.
+# Env: TESTPMU_BUILD=0: as "run" (iterate on the guest script without
+# building); TESTPMU_ARGS: options for testpmu-guest.sh (e.g. "--only
+# 'ibs-*,negative' --secs 6"); TESTPMU_GUEST: another guest script;
+# TESTPMU_VM_TIMEOUT (900) in s; VM_ACCEL as for vm-run.sh.
+top=$(cd "$(dirname "$0")/.." && pwd)
+main_build=${DAMON_PERF_BUILD:-$top/build}
+export DAMON_PERF_BUILD=$main_build/testpmu
+# shellcheck source=lib.sh source-path=SCRIPTDIR
+. "$top/scripts/lib.sh"
+
+what=${1:-all}
+[ "${TESTPMU_BUILD:-1}" != 0 ] || what=run
+case "$what" in
+all|build|run) ;;
+*) die "usage: testpmu.sh [all|build|run]" ;;
+esac
+main_src=$main_build/linux
+patch=$TOP/testpmu/0001-damon-test-pmu.patch
+frag=$TOP/testpmu/testpmu.config
+O=$(objdir on)
+t0=$SECONDS
+
+# tree_ready REV: the tree is REV with the patch applied and nothing else
+tree_ready() {
+	[ "$(git -C "$SRC" rev-parse -q --verify HEAD 2>/dev/null)" = "$1" ] &&
+		git -C "$SRC" apply -R --check "$patch" 2>/dev/null &&
+		[ "$(git -C "$SRC" status --porcelain --untracked-files=all | cut -c4- | sort)" = \
+			"$(git -C "$SRC" apply --numstat "$patch" | cut -f3 | sort)" ]
+}
+
+build_kernel() {
+	local rev new=false
+
+	for f in "$patch" "$frag"; do
+		[ -f "$f" ] || die "testpmu: missing $f"
+	done
+	[ -d "$main_src/.git" ] || die "testpmu: no expanded tree at $main_src: run 'make expand'"
+	if [ ! -d "$SRC/.git" ]; then
+		log "testpmu: cloning $main_src into $SRC (once)"
+		mkdir -p "$BUILD"
+		rm -rf "$SRC.tmp"
+		git clone -q --no-checkout "$main_src" "$SRC.tmp" || die "testpmu: clone failed"
+		mv "$SRC.tmp" "$SRC"
+		new=true
+	fi
+	git -C "$SRC" fetch -q "$main_src" "+refs/heads/series:refs/heads/testpmu-series" ||
+		die "testpmu: fetching the series branch of $main_src failed"
+	rev=$(git -C "$SRC" rev-parse --verify testpmu-series)
+	if tree_ready "$rev"; then
+		log "testpmu: $SRC is the series ($(git -C "$SRC" log -1 --format=%h "$rev")) + the test PMU patch already"
+	else
+		log "testpmu: $SRC = series $(git -C "$SRC" log -1 --format='%h %s' "$rev") + $(basename "$patch")"
+		git -C "$SRC" checkout -q -f --detach "$rev" || die "testpmu: checkout failed"
+		git -C "$SRC" clean -fdq -- drivers/perf
+		if $new; then
+			# as lib.sh's hist_tree: old sources, and the objects of
+			# build/linux if they were built from this commit
+			(cd "$SRC" && git ls-files -z | xargs -0 touch -h -d @946684800)
+			[ "$(cat "$main_src/.out-on/.head" 2>/dev/null)" = "$rev" ] &&
+				seed_objdir "$main_src/.out-on" "$O"
+		fi
+		git -C "$SRC" apply "$patch" ||
+			die "testpmu: $patch does not apply on the series"
+	fi
+	log "testpmu: build on + $(basename "$frag")"
+	EXTRA_FRAGMENTS=$frag bash "$TOP/scripts/config.sh" on || die "testpmu: config failed"
+	EXTRA_FRAGMENTS=$frag bash "$TOP/scripts/build.sh" on || die "testpmu: build failed"
+}
+
+if [ "$what" != run ]; then
+	build_kernel
+fi
+[ -f "$O/arch/x86/boot/bzImage" ] || die "testpmu: no kernel $O/arch/x86/boot/bzImage (run testpmu.sh build)"
+grep -qx 'CONFIG_DAMON_TEST_PMU=y' "$O/.config" ||
+	die "testpmu: CONFIG_DAMON_TEST_PMU=y is not in $O/.config"
+log "testpmu: CONFIG_DAMON_TEST_PMU=y in $O/.config"
+[ "$what" != build ] || exit 0
+
+# The guest script, guest/lib/ and the workload, under $BUILD (lib.sh), and
+# the obs test with its workload
+TESTPMU_GUEST=${TESTPMU_GUEST:-$TOP/testpmu/testpmu-guest.sh}
+stage_guest testpmu testpmu-guest.sh TESTPMU_GUEST
+st=$SRC/tools/testing/selftests/damon
+mkdir -p "$stage/selftests"
+cp "$st/damon_perf_obs_test.sh" "$stage/selftests/" ||
+	die "testpmu: no damon_perf_obs_test.sh in $st"
+gcc -O2 -Wall -o "$stage/selftests/perf_fault_workload" "$st/perf_fault_workload.c" ||
+	die "testpmu: building perf_fault_workload failed"
+
+out=$BUILD/vm/testpmu
+rc=0
+bash "$TOP/scripts/vm-run.sh" --name testpmu --cpus 2 --mem 2048 \
+	--timeout "${TESTPMU_VM_TIMEOUT:-900}" --append "kunit.enable=0" on -- \
+	"bash $stage/testpmu-guest.sh ${TESTPMU_ARGS:-} $wl $stage/selftests" || rc=$?
+echo
+cat "$out/output.log" 2>/dev/null || true
+echo
+echo "testpmu: per run (generated: the PMU's records; '-': not the test PMU)"
+awk '
+	/^(PASS|FAIL|SKIP) / {
+		run = $2
+		sub(/\/.*/, "", run)
+		if ($1 == "FAIL") {
+			chk = $2
+			sub(/^[^\/]*\//, "", chk)
+			sub(/:$/, "", chk)
+			bad[run] = bad[run] (bad[run] == "" ? "" : ",") chk
+		}
+	}
+	/^RESULT / {
+		delete v
+		for (i = 2; i <= NF; i++) {
+			split($i, kv, "=")
+			v[kv[1]] = kv[2]
+		}
+		run = v["shape"] "-" v["ops"]
+		if (v["shape"] ~ /force_large/)
+			run = "negative"
+		n++
+		line[n] = sprintf("%-22s %-5s %9s %8s %6s %7s %7s %8s %4s %5s", v["shape"],
+			v["ops"], v["generated"], v["callback"], v["valid"], v["matched"],
+			v["updated"], v["inv_phys"], v["hot_regions"], v["cold_accessed"])
+		name[n] = run
+	}
+	END {
+		printf "%-22s %-5s %9s %8s %6s %7s %7s %8s %4s %5s  %s\n", "shape", "ops",
+			"generated", "callback", "valid", "matched", "updated",
+			"inv_phys", "hot", "cold", "result"
+		for (i = 1; i <= n; i++)
+			printf "%s  %s\n", line[i], bad[name[i]] == "" ? "pass" : "FAIL " bad[name[i]]
+		for (r in bad)
+			if (r ~ /^(obs-|all$)/)
+				printf "%-22s FAIL %s\n", r, bad[r]
+	}' "$out/output.log" 2>/dev/null || true
+log "testpmu: $((SECONDS - t0)) s"
+case "$rc" in
+0) log "testpmu: passed (output: $out/output.log)" ;;
+4) log "testpmu: every check skipped (output: $out/output.log)"; exit 4 ;;
+*) die "testpmu: failed (rc $rc): $(grep -E '^FAIL ' "$out/output.log" 2>/dev/null | cut -d: -f1 | cut -d' ' -f2 | paste -sd, -) (output: $out/output.log)" ;;
+esac
