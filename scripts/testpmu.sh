@@ -10,15 +10,18 @@
 # output are described in the header of the guest script,
 # testpmu/testpmu-guest.sh.
 #
-#   build  the kernel: variant "on" with testpmu/testpmu.config, in its own
-#          tree build/testpmu/linux (DAMON_PERF_BUILD=build/testpmu for the
-#          harness scripts), a clone of build/linux reset to its "series"
-#          branch with the patch applied by git apply; build/linux is never
-#          touched.  A new clone starts from build/linux's built .out-on
-#          when that was built from the same commit (its files get an old
-#          timestamp, as lib.sh's hist_tree does): only what the patch and
-#          the config difference touch is rebuilt.  Then checks that
-#          CONFIG_DAMON_TEST_PMU=y came out.
+#   build  the kernel: variant "on" in its own tree build/testpmu/linux
+#          (DAMON_PERF_BUILD=build/testpmu for the harness scripts), a clone
+#          of build/linux reset to its "series" branch with the patch
+#          applied by git apply; build/linux is never touched.  The patch
+#          builds the driver with CONFIG_DEBUG_FS, so the test kernel has the
+#          config of "on"; a patch that has a config symbol of its own
+#          (DAMON_TEST_PMU) gets testpmu/testpmu.config merged, and the
+#          symbol must come out =y.  A new clone starts from build/linux's
+#          built .out-on when that was built from the same commit (its
+#          files get an old timestamp, as lib.sh's hist_tree does): only
+#          what the patch touches is rebuilt.  Then checks that the driver
+#          is in the kernel (damon_test_pmu.o, dtp_init in System.map).
 #   run    stage the guest script (lib.sh stage_guest) and
 #          damon_perf_obs_test.sh with perf_fault_workload, boot (2 vCPUs,
 #          2 GiB, kunit.enable=0) and run testpmu-guest.sh; print its output
@@ -28,8 +31,8 @@
 # Exit: the guest script's (0 passed, 1 a check failed, 4 all skipped), or 1
 # when the build or the boot failed.  Output: build/testpmu/vm/testpmu/
 # {output.log,console.log}, the obs tests' logs testpmu-obs-*.log beside.
-# Env: TESTPMU_BUILD=0: as "run" (iterate on the guest script without
-# building); TESTPMU_ARGS: options for testpmu-guest.sh (e.g. "--only
+# Env: TESTPMU_BUILD=0: no build, only the check of the kernel (iterate on
+# the guest script without building); TESTPMU_ARGS: options for testpmu-guest.sh (e.g. "--only
 # 'ibs-*,negative' --secs 6"); TESTPMU_GUEST: another guest script;
 # TESTPMU_VM_TIMEOUT (900) in s; VM_ACCEL as for vm-run.sh.
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -39,14 +42,20 @@ export DAMON_PERF_BUILD=$main_build/testpmu
 . "$top/scripts/lib.sh"
 
 what=${1:-all}
-[ "${TESTPMU_BUILD:-1}" != 0 ] || what=run
 case "$what" in
 all|build|run) ;;
 *) die "usage: testpmu.sh [all|build|run]" ;;
 esac
 main_src=$main_build/linux
 patch=$TOP/testpmu/0001-damon-test-pmu.patch
-frag=$TOP/testpmu/testpmu.config
+[ -f "$patch" ] || die "testpmu: missing $patch"
+# A config symbol of the driver's own needs the fragment
+sym="" frag=""
+if grep -q '^+config DAMON_TEST_PMU$' "$patch"; then
+	sym=DAMON_TEST_PMU
+	frag=$TOP/testpmu/testpmu.config
+	[ -f "$frag" ] || die "testpmu: missing $frag"
+fi
 O=$(objdir on)
 t0=$SECONDS
 
@@ -61,9 +70,6 @@ tree_ready() {
 build_kernel() {
 	local rev new=false
 
-	for f in "$patch" "$frag"; do
-		[ -f "$f" ] || die "testpmu: missing $f"
-	done
 	[ -d "$main_src/.git" ] || die "testpmu: no expanded tree at $main_src: run 'make expand'"
 	if [ ! -d "$SRC/.git" ]; then
 		log "testpmu: cloning $main_src into $SRC (once)"
@@ -92,18 +98,24 @@ build_kernel() {
 		git -C "$SRC" apply "$patch" ||
 			die "testpmu: $patch does not apply on the series"
 	fi
-	log "testpmu: build on + $(basename "$frag")"
+	log "testpmu: build on${frag:+ + $(basename "$frag")}"
+	# config.sh each time: build.sh does not see a change of the fragments
+	# (a cached config takes 2 s)
 	EXTRA_FRAGMENTS=$frag bash "$TOP/scripts/config.sh" on || die "testpmu: config failed"
 	EXTRA_FRAGMENTS=$frag bash "$TOP/scripts/build.sh" on || die "testpmu: build failed"
 }
 
-if [ "$what" != run ]; then
+if [ "$what" != run ] && [ "${TESTPMU_BUILD:-1}" != 0 ]; then
 	build_kernel
 fi
 [ -f "$O/arch/x86/boot/bzImage" ] || die "testpmu: no kernel $O/arch/x86/boot/bzImage (run testpmu.sh build)"
-grep -qx 'CONFIG_DAMON_TEST_PMU=y' "$O/.config" ||
-	die "testpmu: CONFIG_DAMON_TEST_PMU=y is not in $O/.config"
-log "testpmu: CONFIG_DAMON_TEST_PMU=y in $O/.config"
+if [ -n "$sym" ]; then
+	grep -qx "CONFIG_$sym=y" "$O/.config" || die "testpmu: CONFIG_$sym=y is not in $O/.config"
+fi
+if [ ! -f "$O/drivers/perf/damon_test_pmu.o" ] || ! grep -q ' dtp_init$' "$O/System.map"; then
+	die "testpmu: the kernel in $O has no test PMU (drivers/perf/damon_test_pmu.o, dtp_init): CONFIG_PERF_EVENTS and CONFIG_DEBUG_FS set?"
+fi
+log "testpmu: the test PMU is in the kernel ($O/drivers/perf/damon_test_pmu.o${sym:+, CONFIG_$sym=y})"
 [ "$what" != build ] || exit 0
 
 # The guest script, guest/lib/ and the workload, under $BUILD (lib.sh), and

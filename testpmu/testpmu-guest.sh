@@ -111,6 +111,7 @@ tmpdir=""
 tracefs=""
 have_stats=false
 pmu_type=""
+ncpus=""
 wl_cpu=""
 cur=""
 chk=""
@@ -172,31 +173,34 @@ usage()
 # The test PMU's counters
 #
 
-# dtp_get FILE KEY...: the values of KEY... on the cpu=total line of the
-# stats snapshot FILE, space separated
-dtp_get()
+# dtp_deltas: fills pd with the deltas of the counters of the cpu=total line
+# from the stats snapshot before to the one after, and pd[now:KEY] with the
+# values after (one awk: an exec costs tens of ms in the TCG guest)
+declare -A pd=()
+dtp_deltas()
 {
-	local f=$1
+	local k v
 
-	shift
-	awk -v keys="$*" '
+	pd=()
+	while read -r k v
+	do
+		pd[$k]=$v
+	done < <(awk '
 		$1 == "cpu=total" {
 			for (i = 2; i <= NF; i++) {
 				split($i, kv, "=")
-				v[kv[1]] = kv[2]
+				if (FILENAME == ARGV[1])
+					b[kv[1]] = kv[2]
+				else
+					a[kv[1]] = kv[2]
 			}
 		}
 		END {
-			n = split(keys, k, " ")
-			for (i = 1; i <= n; i++)
-				printf "%s%s", v[k[i]] + 0, i < n ? " " : "\n"
-		}' "$f"
-}
-
-# dtp_delta KEY: KEY of the after snapshot minus the before one
-dtp_delta()
-{
-	echo $(($(dtp_get "$tmpdir/dtp.after" "$1") - $(dtp_get "$tmpdir/dtp.before" "$1")))
+			for (k in a) {
+				print k, a[k] - b[k]
+				print "now:" k, a[k]
+			}
+		}' "$tmpdir/dtp.before" "$tmpdir/dtp.after")
 }
 
 dtp_snap()
@@ -464,7 +468,7 @@ run_pmu()
 {
 	local shape=$1 ops=$2 force=${3:-0}
 	local type=$pmu_type config period precise=0 mode=keep testpmu=true
-	local c ev inst="" i s e nev nlarge nleft ncpus tr_n tr_hard tr_other
+	local c ev inst="" i s e nev nlarge nleft tr_n tr_hard tr_other
 	local overrun=0 dr dov du dc pend gen
 
 	chk=setup
@@ -559,25 +563,26 @@ run_pmu()
 	nleft=$(grep -c '^cpu=' "$dtp_events" 2> /dev/null)
 
 	# the PMU
-	dr=$(dtp_delta records)
-	dov=$(dtp_delta to_overflow)
-	du=$(dtp_delta to_output)
-	pend=$(dtp_get "$tmpdir/dtp.after" pending)
+	dtp_deltas
+	dr=${pd[records]:-0}
+	dov=${pd[to_overflow]:-0}
+	du=${pd[to_output]:-0}
+	pend=${pd[now:pending]:-0}
 	if $testpmu
 	then
 		say "PMU deltas:$(for k in overflows missed skip_mode skip_task \
 			skip_tgid skip_unmapped records to_overflow to_output \
 			throttled drain_pmi drain_sched drain_stop adds dels
 			do
-				printf ' %s=%s' "$k" "$(dtp_delta "$k")"
+				printf ' %s=%s' "$k" "${pd[$k]:-?}"
 			done) pending=$pend"
 		[ "$dr" -gt 0 ]
 		verdict records $? "$dr records" \
 			"the PMU made no record"
 		chk=pmu-laws
-		law "overflows == skip_* + records" "$(dtp_delta overflows)" == \
-			$(($(dtp_delta skip_mode) + $(dtp_delta skip_task) +
-			$(dtp_delta skip_tgid) + $(dtp_delta skip_unmapped) + dr))
+		law "overflows == skip_* + records" "${pd[overflows]:-0}" == \
+			$((pd[skip_mode] + pd[skip_task] + pd[skip_tgid] +
+			pd[skip_unmapped] + dr))
 	fi
 
 	# DAMON
@@ -613,7 +618,6 @@ run_pmu()
 		verdict lost $? \
 			"Δrecords $dr == Δcallback $dc (Δto_overflow $dov)" \
 			"Δrecords $dr != Δcallback $dc (Δto_overflow $dov): records lost before DAMON's handler"
-		ncpus=$(online_cpus | wc -l)
 		nev=$(grep -c "^cpu=[0-9]* shape=$shape " "$tmpdir/events.running")
 		nlarge=$(grep -c 'large=1' "$tmpdir/events.running")
 		[ "$nev" -eq "$ncpus" ] && [ "$nlarge" -eq 0 ] && [ "$nleft" -eq 0 ]
@@ -845,9 +849,10 @@ main()
 	read -r pmu_type < "$pmu_dir/type"
 	# shellcheck disable=SC2119 # no extra directory
 	tracefs=$(find_tracefs) || tracefs=""
+	ncpus=$(online_cpus | wc -l)
 	wl_cpu=$(online_cpus | tail -n 1)
 	command -v taskset > /dev/null || wl_cpu=""
-	echo "testpmu: kernel $(uname -r), $(online_cpus | wc -l) CPUs," \
+	echo "testpmu: kernel $(uname -r), $ncpus CPUs," \
 		"damon_test PMU type $pmu_type, workload $workload" \
 		"(hot $hot_mb MiB, cold $cold_mb MiB${wl_cpu:+, cpu $wl_cpu})"
 
