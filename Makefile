@@ -5,7 +5,7 @@ CMD ?= uname -a
 S := scripts
 
 .PHONY: help demo check deps base expand export config build damon kunit \
-	selftest static cross docs docs-examples consumers bench stress per-patch checkpatch vm \
+	selftest static cross docs docs-examples consumers bench testpmu stress per-patch checkpatch vm \
 	clean distclean
 
 help:
@@ -25,6 +25,7 @@ selftest: build  ; @bash $(S)/kselftest.sh $(VARIANT) $(TESTS)
 static:          ; @bash $(S)/static-check.sh $(VARIANT)
 consumers: build ; @bash $(S)/consumers.sh $(VARIANT)
 bench:           ; @bash bench/bench.sh
+testpmu:         ; @bash $(S)/testpmu.sh
 stress:          ; @bash $(S)/stress-all.sh
 docs:            ; @bash $(S)/docs-check.sh
 docs-examples:   ; @bash $(S)/build.sh on && bash $(S)/docs-examples.sh

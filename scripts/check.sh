@@ -180,6 +180,9 @@ lane_bg light light_checks
 for v in $(variants); do
 	stage "build-$v" bash "$TOP/scripts/build.sh" "$v"
 done
+# The kernel with the harness-only test sampling PMU (scripts/testpmu.sh),
+# in its own tree: after build-on, whose objects a new tree starts from
+stage build-testpmu bash "$TOP/scripts/testpmu.sh" build
 lane_join
 
 # DAMON's sysfs.sh (sysfs files, modes and input validation: no timing, no
@@ -211,6 +214,7 @@ for v in $(variants); do
 done
 stage consumers bash "$TOP/scripts/consumers.sh" on
 stage stress-fast bash "$TOP/scripts/stress.sh" on fast
+stage testpmu bash "$TOP/scripts/testpmu.sh" run
 lane_join
 # shellcheck disable=SC2086
 stage kselftest-timing env KSELFTEST_TAG=timing bash "$TOP/scripts/kselftest.sh" on $timing_tests
