@@ -232,23 +232,6 @@ frames()
 		}'
 }
 
-# read_regions DIR: the tried regions of the scheme DIR as "start end
-# nr_accesses" lines in $tmpdir/regions
-read_regions()
-{
-	local d s e n
-
-	: > "$tmpdir/regions"
-	for d in "$1"/tried_regions/[0-9]*
-	do
-		[ -d "$d" ] || continue
-		read -r s < "$d/start"
-		read -r e < "$d/end"
-		read -r n < "$d/nr_accesses"
-		echo "$s $e $n"
-	done | sort -n -k1,1 > "$tmpdir/regions"
-}
-
 # Judges $tmpdir/regions of a vaddr target: prints "hot_regions cold_seen
 # cold_accessed" (regions of the hot buffer but not of the cold one that have
 # accesses; regions that show the cold buffer monitored: of the cold buffer
@@ -354,7 +337,7 @@ hot_cold()
 		then
 			take_frames
 		fi
-		read_regions "$kdamonds_dir/0/contexts/0/schemes/0"
+		tried_regions "$kdamonds_dir/0/contexts/0/schemes/0" > "$tmpdir/regions"
 		if [ "$ops" = vaddr ]
 		then
 			read -r hot_regions seen cold_accessed < <(judge_vaddr)

@@ -93,6 +93,23 @@ setup_ctx()
 	wr "$s/access_pattern/age/max" 4294967295
 }
 
+# tried_regions SCHEME_DIR: the tried regions of the scheme (after an
+# update_schemes_tried_regions), "start end nr_accesses" a line, in address
+# order (their directories are numbered so, which a glob does not sort)
+tried_regions()
+{
+	local d s e n
+
+	for d in "$1"/tried_regions/[0-9]*
+	do
+		[ -d "$d" ] || continue
+		read -r s < "$d/start"
+		read -r e < "$d/end"
+		read -r n < "$d/nr_accesses"
+		echo "$s $e $n"
+	done | sort -n -k1,1
+}
+
 # Turns kdamond $1 on, and sets kd_pid to its pid
 kdamond_on()
 {

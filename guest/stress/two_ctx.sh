@@ -22,17 +22,13 @@
 # regions_desc and other_seen.
 check_regions()
 {
-	local d s e n hot_found=false cold_found=false cold_acc=false
+	local s e n hot_found=false cold_found=false cold_acc=false
 	local other_acc=false
 
 	regions_desc=""
 	other_seen=false
-	for d in "$1"/tried_regions/[0-9]*
+	while read -r s e n
 	do
-		[ -d "$d" ] || continue
-		read -r s < "$d/start"
-		read -r e < "$d/end"
-		read -r n < "$d/nr_accesses"
 		regions_desc+="#   $s-$e: $n"$'\n'
 		if [ "$s" -lt "$3" ] && [ "$e" -gt "$2" ] &&
 			{ [ "$e" -le "$4" ] || [ "$s" -ge "$5" ]; } &&
@@ -57,7 +53,7 @@ check_regions()
 				cold_found=true
 			fi
 		fi
-	done
+	done < <(tried_regions "$1")
 	$hot_found && $cold_found && ! $cold_acc && ! $other_acc
 }
 
