@@ -757,7 +757,7 @@ global_skip_reason()
 		echo "run as root"
 	elif [ ! -r "$pmu_dir/type" ]
 	then
-		echo "no damon_test PMU ($pmu_dir: CONFIG_DAMON_TEST_PMU not set?)"
+		echo "no damon_test PMU ($pmu_dir: not a kernel of scripts/testpmu.sh?)"
 	elif [ ! -r "$dtp_stats" ] || [ ! -r "$dtp_events" ]
 	then
 		echo "no $dtp_stats or $dtp_events (debugfs not mounted?)"
