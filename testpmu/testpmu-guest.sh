@@ -53,13 +53,14 @@
 #              the obs tests, whose negative controls log errors)
 #
 # Expected on a kernel whose paddr handler does not translate virtual-only
-# samples: pebs-paddr, pebs_large-paddr and page_faults-paddr FAIL hotcold
-# (every sample counted as inv_phys, no region accessed).
+# samples (the series before its paddr translation): pebs-paddr,
+# pebs_large-paddr and page_faults-paddr FAIL hotcold (every sample counted
+# as inv_phys, no region accessed); seen so on 2026-11-30.
 #
 # Output: "PASS RUN/CHECK: detail", "FAIL RUN/CHECK: reason", "SKIP
 # RUN/CHECK: reason", "# " comments, and one line per run
 #   RESULT shape=S ops=O generated=N callback=N valid=N matched=N updated=N
-#          inv_phys=N hot_regions=N cold_accessed=N
+#          inv_phys=N xlate_fail=N hot_regions=N cold_accessed=N
 # (generated: Δrecords of the test PMU, '-' for page_faults).  Exit status: 0
 # if nothing failed, 1 if a check failed, 4 if everything was skipped (e.g.
 # no damon_test PMU).
@@ -656,7 +657,8 @@ run_pmu()
 	echo "RESULT shape=$shape$([ "$force" = 1 ] && echo +force_large)" \
 		"ops=$ops generated=$gen callback=$dc valid=${deltas[valid]}" \
 		"matched=${deltas[match]} updated=${deltas[update]}" \
-		"inv_phys=${deltas[inv_phys]} hot_regions=$hot_regions" \
+		"inv_phys=${deltas[inv_phys]} xlate_fail=${deltas[xlate_fail]}" \
+		"hot_regions=$hot_regions" \
 		"cold_accessed=$cold_accessed"
 }
 
