@@ -170,7 +170,7 @@ find_workload()
 	fi
 }
 
-# With KCSAN built (kconfig/kcsan.config: not enabled at boot), report only
+# With KCSAN built (kconfig/observe-kcsan.config), report only
 # data races in the functions of the perf sampling pipeline, and enable it.
 # An empty whitelist would report everything (kernel/kcsan/debugfs.c:108),
 # and functions that were inlined have no symbol, so count the accepted ones.
@@ -198,9 +198,9 @@ kcsan_setup()
 	done
 	if [ "$n" -gt 0 ] && echo on > "$debugfs/kcsan"
 	then
-		say "KCSAN: on, reporting races in $n DAMON functions only"
+		say "kcsan: on, reporting races in $n DAMON functions only"
 	else
-		say "KCSAN: built, but no DAMON function could be listed: left as is"
+		say "kcsan: built, but no DAMON function could be listed: left as is"
 	fi
 }
 

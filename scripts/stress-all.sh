@@ -8,7 +8,11 @@
 #      check runs, and the full stress test (100 CPU hotplug cycles, 200
 #      start/stop cycles then a kmemleak scan, a flood into 4-entry rings,
 #      two contexts at once), with no report on the console;
-#   2. the full stress test on the 'on' variant.
+#   2. the 'kcsan' variant (kconfig/observe-kcsan.config: the Kernel
+#      Concurrency Sanitizer, which excludes KASAN): build, all KUnit
+#      suites and the fast stress test, with no KCSAN report on the console
+#      (vm-run.sh fails on one);
+#   3. the full stress test on the 'on' variant.
 # Ends with one line "N passed, N failed", like check.
 . "$(dirname "$0")/lib.sh"
 set +e
@@ -30,6 +34,9 @@ run build-debug bash "$TOP/scripts/build.sh" debug
 run kunit-debug bash "$TOP/scripts/kunit.sh" debug
 run kselftest-debug env KSELFTEST_VM_TIMEOUT=7200 bash "$TOP/scripts/kselftest.sh" debug
 run stress-debug bash "$TOP/scripts/stress.sh" debug
+run build-kcsan bash "$TOP/scripts/build.sh" kcsan
+run kunit-kcsan bash "$TOP/scripts/kunit.sh" kcsan
+run stress-kcsan bash "$TOP/scripts/stress.sh" kcsan fast
 run stress-on bash "$TOP/scripts/stress.sh" on
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]

@@ -87,7 +87,7 @@ fail() {
 bad='WARNING:|BUG:|Oops|Kernel panic|KASAN|UBSAN|kmemleak: [0-9]+ new suspected|'
 bad+='possible recursive locking|possible circular locking|INFO: lockdep|'
 bad+='suspicious RCU usage|inconsistent lock state|'
-bad+="Attempted to kill init|KCSAN|blocked for more than|rcu: INFO|self-detected stall"
+bad+="Attempted to kill init|KCSAN: |blocked for more than|rcu: INFO|self-detected stall"
 if grep -Eq "$bad" "$out/console.log"; then
 	grep -En "$bad" "$out/console.log" | head -n 5 >&2
 	fail "the console shows a kernel warning or error"
