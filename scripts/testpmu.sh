@@ -6,8 +6,9 @@
 # large-PEBS-shaped samples through the real perf core, in vaddr and paddr,
 # each accounted for from the PMU's records to DAMON's regions, the
 # software page-faults event as the reference, a large-PEBS negative
-# control, and damon_perf_obs_test.sh on the PMU.  The checks and their
-# output are described in the header of the guest script,
+# control, late overflow handlers against a commit and a stop (the lifetime
+# of the handler's context), and damon_perf_obs_test.sh on the PMU.  The
+# checks and their output are described in the header of the guest script,
 # testpmu/testpmu-guest.sh.
 #
 #   build  the kernel: variant "on" in its own tree build/testpmu/linux
@@ -33,7 +34,9 @@
 # Env: TESTPMU_BUILD=0: no build, only the check of the kernel (iterate on
 # the guest script without building); TESTPMU_ARGS: options for testpmu-guest.sh (e.g. "--only
 # 'ibs-*,negative' --secs 6"); TESTPMU_GUEST: another guest script;
-# TESTPMU_VM_TIMEOUT (900) in s; VM_ACCEL as for vm-run.sh.
+# TESTPMU_VM_TIMEOUT (900) in s; TESTPMU_VARIANT: the config variant (on;
+# "debug" for KASAN and the other checkers, as in make stress); VM_ACCEL as
+# for vm-run.sh.
 top=$(cd "$(dirname "$0")/.." && pwd)
 main_build=${DAMON_PERF_BUILD:-$top/build}
 export DAMON_PERF_BUILD=$main_build/testpmu
@@ -48,7 +51,8 @@ esac
 main_src=$main_build/linux
 patch=$TOP/testpmu/0001-damon-test-pmu.patch
 [ -f "$patch" ] || die "testpmu: missing $patch"
-O=$(objdir on)
+variant=${TESTPMU_VARIANT:-on}
+O=$(objdir "$variant")
 t0=$SECONDS
 
 # tree_ready REV: the tree is REV with the patch applied and nothing else
@@ -90,8 +94,8 @@ build_kernel() {
 		git -C "$SRC" apply "$patch" ||
 			die "testpmu: $patch does not apply on the series"
 	fi
-	log "testpmu: build on"
-	bash "$TOP/scripts/build.sh" on || die "testpmu: build failed"
+	log "testpmu: build $variant"
+	bash "$TOP/scripts/build.sh" "$variant" || die "testpmu: build failed"
 }
 
 if [ "$what" != run ] && [ "${TESTPMU_BUILD:-1}" != 0 ]; then
@@ -118,7 +122,7 @@ gcc -O2 -Wall -o "$stage/selftests/perf_fault_workload" "$st/perf_fault_workload
 out=$BUILD/vm/testpmu
 rc=0
 bash "$TOP/scripts/vm-run.sh" --name testpmu --cpus 2 --mem 2048 \
-	--timeout "${TESTPMU_VM_TIMEOUT:-900}" --append "kunit.enable=0" on -- \
+	--timeout "${TESTPMU_VM_TIMEOUT:-900}" --append "kunit.enable=0" "$variant" -- \
 	"bash $stage/testpmu-guest.sh ${TESTPMU_ARGS:-} $wl $stage/selftests" || rc=$?
 echo
 cat "$out/output.log" 2>/dev/null || true
