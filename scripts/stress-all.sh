@@ -7,7 +7,10 @@
 #      DEBUG_OBJECTS): build, all KUnit suites, every DAMON kselftest that
 #      check runs, and the full stress test (100 CPU hotplug cycles, 200
 #      start/stop cycles then a kmemleak scan, a flood into 4-entry rings,
-#      two contexts at once), with no report on the console;
+#      two contexts at once), with no report on the console; and the test
+#      PMU's runs (scripts/testpmu.sh) on a debug kernel with the test PMU,
+#      whose late-* runs hold an overflow handler open across a commit and
+#      a stop: KASAN would report a use-after-free of the handler's context;
 #   2. the 'kcsan' variant (kconfig/observe-kcsan.config: the Kernel
 #      Concurrency Sanitizer, which excludes KASAN): build, all KUnit
 #      suites and the fast stress test, with no KCSAN report on the console
@@ -34,6 +37,8 @@ run build-debug bash "$TOP/scripts/build.sh" debug
 run kunit-debug bash "$TOP/scripts/kunit.sh" debug
 run kselftest-debug env KSELFTEST_VM_TIMEOUT=7200 bash "$TOP/scripts/kselftest.sh" debug
 run stress-debug bash "$TOP/scripts/stress.sh" debug
+run testpmu-debug env TESTPMU_VARIANT=debug TESTPMU_VM_TIMEOUT=3000 \
+	bash "$TOP/scripts/testpmu.sh"
 run build-kcsan bash "$TOP/scripts/build.sh" kcsan
 run kunit-kcsan bash "$TOP/scripts/kunit.sh" kcsan
 run stress-kcsan bash "$TOP/scripts/stress.sh" kcsan fast
