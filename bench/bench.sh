@@ -37,7 +37,8 @@ accel=${VM_ACCEL:-tcg}
 results=$BUILD/results.txt
 t0=$SECONDS
 
-for f in 0001-bench-hook.patch perf-bench.h bench-guest.sh faultstorm.c; do
+for f in 0001-bench-hook.patch perf-bench.h perf-bench-handlers.h bench-guest.sh \
+	faultstorm.c; do
 	[ -f "$bench/$f" ] || die "bench: missing $bench/$f"
 done
 [ -d "$main_src/.git" ] || die "bench: no expanded tree at $main_src: run 'make expand'"
@@ -66,8 +67,9 @@ git -C "$SRC" checkout -q -f --detach "$rev" || die "bench: checkout failed"
 git -C "$SRC" clean -fdq -- mm/damon
 git -C "$SRC" apply "$bench/0001-bench-hook.patch" ||
 	die "bench: bench/0001-bench-hook.patch does not apply on the series"
-# the hook patch includes it; kept as a file of its own, not in the patch
-cp "$bench/perf-bench.h" "$SRC/mm/damon/tests/perf-bench.h"
+# the hook patch includes it; kept as files of their own, not in the patch
+cp "$bench/perf-bench.h" "$bench/perf-bench-handlers.h" "$SRC/mm/damon/tests/" ||
+	die "bench: copying perf-bench.h failed"
 
 log "bench 3/5: build the on and off kernels with the hook, and the workload"
 for v in off on; do
