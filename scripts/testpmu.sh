@@ -112,6 +112,8 @@ log "testpmu: the test PMU is in the kernel ($O/drivers/perf/damon_test_pmu.o)"
 # the obs test with its workload
 TESTPMU_GUEST=${TESTPMU_GUEST:-$TOP/testpmu/testpmu-guest.sh}
 stage_guest testpmu testpmu-guest.sh TESTPMU_GUEST
+cp -r "$(dirname "$TESTPMU_GUEST")/runs" "$stage/runs" ||
+	die "testpmu: staging the runs/ of $TESTPMU_GUEST failed"
 st=$SRC/tools/testing/selftests/damon
 mkdir -p "$stage/selftests"
 cp "$st/damon_perf_obs_test.sh" "$stage/selftests/" ||

@@ -1,0 +1,252 @@
+# SPDX-License-Identifier: GPL-2.0
+# shellcheck shell=bash disable=SC2154,SC2034 # the globals of testpmu-guest.sh
+#
+# testpmu/runs/pmu.sh: the runs of testpmu-guest.sh on one perf event
+# (run_pmu: a shape of the test PMU or the page-faults event, vaddr or
+# paddr, or the force_large negative control).  Sourced by testpmu-guest.sh,
+# never run.
+
+#
+# Tracing
+#
+
+# The damon_perf_sample lines of the trace instance $1: prints "lines
+# context=2-lines other-contexts overrun"
+sample_trace()
+{
+	awk '
+		/ damon_perf_sample: / {
+			n++
+			if ($0 ~ / context=2 /)
+				hard++
+			else if (match($0, / context=[0-9]+/))
+				other[substr($0, RSTART + 9, RLENGTH - 9)]++
+		}
+		END {
+			o = ""
+			for (c in other)
+				o = o (o == "" ? "" : ",") c ":" other[c]
+			print n + 0, hard + 0, (o == "" ? "-" : o)
+		}' "$1/trace"
+}
+
+#
+# One run
+#
+
+# run_pmu SHAPE OPS [FORCE]: one run with the event of SHAPE (ibs, pebs,
+# pebs_large, page_faults) and the operations set OPS; FORCE 1 sets
+# force_large (the negative control).  Runs in a subshell.
+run_pmu()
+{
+	local shape=$1 ops=$2 force=${3:-0}
+	local type=$pmu_type config period precise=0 mode=keep testpmu=true
+	local c ev inst="" i s e nev nlarge nleft tr_n tr_hard tr_other
+	local overrun=0 dr dov du dc pend gen
+
+	chk=setup
+	case "$shape" in
+	ibs) config=0 period=1008;;
+	pebs) config=1 period=1000 precise=1;;
+	pebs_large) config=2 period=1000 precise=1;;
+	page_faults) type=1 config=2 period=1 mode=refault testpmu=false;;
+	esac
+	if [ "$mode" = keep ]
+	then
+		thp_stable
+	else
+		thp_restore
+	fi
+	start_workload "$wl_cpu" "$mode"
+	: > "$tmpdir/hot_pfns"
+	[ "$ops" = paddr ] && take_frames
+	if $testpmu
+	then
+		config=$((config | force << 4 | wl_pid << 32))
+	fi
+
+	reset_kdamonds 1
+	if [ "$ops" = vaddr ]
+	then
+		setup_ctx 0 "$period" "$aggr_us" 1 "$wl_pid"
+	else
+		# the frames of a refaulting hot buffer change: all the memory
+		setup_ctx 0 "$period" "$aggr_us" 1
+		if [ "$mode" = refault ]
+		then
+			system_ram > "$tmpdir/target" || abort "no System RAM in /proc/iomem"
+		else
+			paddr_regions > "$tmpdir/target"
+		fi
+		[ -s "$tmpdir/target" ] ||
+			abort "no frame of the workload in /proc/$wl_pid/pagemap"
+		c=$kdamonds_dir/0/contexts/0
+		write_attrs "$c" operations paddr targets/nr_targets 1 \
+			targets/0/regions/nr_regions "$(wc -l < "$tmpdir/target")" ||
+			abort "$write_msg"
+		i=0
+		while read -r s e
+		do
+			write_attrs "$c/targets/0/regions/$i" start "$s" end "$e" ||
+				abort "$write_msg"
+			i=$((i + 1))
+		done < "$tmpdir/target"
+		say "paddr target: $(awk '{ printf "%s%s-%s", (NR > 1 ? ", " : ""), $1, $2 }' \
+			"$tmpdir/target") ($([ "$mode" = refault ] &&
+			echo "the biggest System RAM" || echo "the 2 MiB blocks of the workload's frames"))"
+	fi
+	ev=$kdamonds_dir/0/contexts/0/monitoring_attrs/sample/perf_events/0
+	write_attrs "$ev" type "$type" config "$config" precise_ip "$precise" \
+		wakeup_events 0 || abort "$write_msg"
+	if $testpmu
+	then
+		write_attrs "$ev" config1 "$wl_hot_start" \
+			config2 $((wl_hot_end - wl_hot_start)) || abort "$write_msg"
+	fi
+	if [ "$ops" = paddr ]
+	then
+		write_attrs "$ev" sample_phys_addr Y || abort "$write_msg"
+	fi
+	say "event: type $type config $(printf '%#x' "$config") period $period" \
+		"precise_ip $precise, $ops, aggregation ${aggr_us} us"
+
+	if $testpmu && [ -n "$tracefs" ] && inst=$(trace_instance testpmu 2048)
+	then
+		trace_event "$inst" damon_perf_sample 1 || inst=""
+	fi
+	snap before
+	dtp_snap before
+
+	chk=on
+	kdamond_on 0 || exit 1
+	hc_t0=$SECONDS
+	sleep 2
+	cat "$dtp_events" > "$tmpdir/events.running" 2> /dev/null
+	sleep $((secs > 2 ? secs - 2 : 0))
+	hot_regions=- cold_accessed=-
+	[ "$force" = 1 ] || hot_cold "$ops"
+	[ "$(kdamond_state 0)" = on ] || fail "the kdamond stopped by itself"
+	chk=off
+	say "phase: stopping ($((SECONDS - hc_t0)) s after 'on')"
+	kdamond_off 0
+	say "phase: stopped ($((SECONDS - hc_t0)) s after 'on')"
+	snap after
+	dtp_snap after
+	[ -n "$inst" ] && trace_event "$inst" damon_perf_sample 0
+	nleft=$(grep -c '^cpu=' "$dtp_events" 2> /dev/null)
+
+	# the PMU
+	dtp_deltas
+	dr=${pd[records]:-0}
+	dov=${pd[to_overflow]:-0}
+	du=${pd[to_output]:-0}
+	pend=${pd[now:pending]:-0}
+	if $testpmu
+	then
+		say "PMU deltas:$(for k in overflows missed skip_mode skip_task \
+			skip_tgid skip_unmapped records to_overflow to_output \
+			throttled drain_pmi drain_sched drain_stop adds dels
+			do
+				printf ' %s=%s' "$k" "${pd[$k]:-?}"
+			done) pending=$pend"
+		[ "$dr" -gt 0 ]
+		verdict records $? "$dr records" \
+			"the PMU made no record"
+		chk=pmu-laws
+		law "overflows == skip_* + records" "${pd[overflows]:-0}" == \
+			$((pd[skip_mode] + pd[skip_task] + pd[skip_tgid] +
+			pd[skip_unmapped] + dr))
+	fi
+
+	# DAMON
+	chk=laws
+	check_laws before after
+	dc=${deltas[callback]}
+
+	if [ "$force" = 1 ]
+	then
+		nlarge=$(grep -c 'large=1' "$tmpdir/events.running")
+		[ "$nlarge" -gt 0 ]
+		verdict large $? \
+			"$nlarge events with large=1 (force_large batches)" \
+			"no event with large=1 in $dtp_events although force_large is set"
+		[ "$du" -gt 0 ]
+		verdict loss $? \
+			"Δto_output $du > 0: records lost to perf_event_output()" \
+			"Δto_output is 0: the loss is not visible"
+		[ "$dc" -eq "$dov" ] && [ "$dov" -lt "$dr" ]
+		verdict overflow-calls $? \
+			"Δcallback $dc == Δto_overflow $dov < Δrecords $dr" \
+			"Δcallback $dc == Δto_overflow $dov < Δrecords $dr does not hold"
+		[ "$pend" -eq 0 ]
+		verdict handover $? "pending 0 after the stop" \
+			"pending $pend after the stop"
+	elif $testpmu
+	then
+		[ "$du" -eq 0 ] && [ "$pend" -eq 0 ]
+		verdict handover $? \
+			"Δto_output 0, pending 0 after the stop" \
+			"Δto_output $du, pending $pend after the stop (records lost or left in a batch)"
+		[ "$dr" -eq "$dc" ]
+		verdict lost $? \
+			"Δrecords $dr == Δcallback $dc (Δto_overflow $dov)" \
+			"Δrecords $dr != Δcallback $dc (Δto_overflow $dov): records lost before DAMON's handler"
+		nev=$(grep -c "^cpu=[0-9]* shape=$shape " "$tmpdir/events.running")
+		nlarge=$(grep -c 'large=1' "$tmpdir/events.running")
+		[ "$nev" -eq "$ncpus" ] && [ "$nlarge" -eq 0 ] && [ "$nleft" -eq 0 ]
+		verdict events $? \
+			"$nev events of shape $shape while running ($ncpus CPUs), none with large=1; none left after the stop" \
+			"$nev events of shape $shape while running ($ncpus CPUs), $nlarge with large=1, $nleft left after the stop"
+		if [ "$nlarge" -gt 0 ]
+		then
+			grep 'large=1' "$tmpdir/events.running" | head -n 2 |
+				sed 's/^/#   /'
+		fi
+		chk=hardirq
+		if [ -z "$inst" ]
+		then
+			skip "no tracefs instance for damon_perf_sample"
+		else
+			read -r tr_n tr_hard tr_other < <(sample_trace "$inst")
+			overrun=$(trace_overrun "$inst")
+			if [ "$tr_n" -gt 0 ] && [ "$tr_hard" -eq "$tr_n" ] &&
+				{ [ "$tr_n" -eq "$dc" ] || [ "$overrun" -gt 0 ]; }
+			then
+				pass "$tr_n damon_perf_sample, all context=2" \
+					"(callback $dc, $overrun overwritten)"
+			else
+				fail "$tr_n damon_perf_sample, $tr_hard with" \
+					"context=2, others (context:count) $tr_other;" \
+					"callback $dc, $overrun overwritten"
+			fi
+		fi
+	else
+		[ "$dc" -gt 0 ]
+		verdict samples $? "$dc callbacks" \
+			"no callback: the page-faults event did not fire"
+	fi
+
+	if [ "$force" != 1 ]
+	then
+		chk=hotcold
+		if $hc_ok
+		then
+			pass "$hc_desc"
+		else
+			fail "$hc_desc; callback=$dc$(for k in $reason_rows
+				do
+					[ "${deltas[$k]}" -eq 0 ] ||
+						printf ' %s=%s' "$k" "${deltas[$k]}"
+				done) match=${deltas[match]} update=${deltas[update]}"
+		fi
+	fi
+
+	gen=-
+	$testpmu && gen=$dr
+	echo "RESULT shape=$shape$([ "$force" = 1 ] && echo +force_large)" \
+		"ops=$ops generated=$gen callback=$dc valid=${deltas[valid]}" \
+		"matched=${deltas[match]} updated=${deltas[update]}" \
+		"inv_phys=${deltas[inv_phys]} xlate_fail=${deltas[xlate_fail]}" \
+		"hot_regions=$hot_regions" \
+		"cold_accessed=$cold_accessed"
+}
