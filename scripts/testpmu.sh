@@ -164,7 +164,7 @@ awk '
 		for (i = 1; i <= n; i++)
 			printf "%s  %s\n", line[i], bad[name[i]] == "" ? "pass" : "FAIL " bad[name[i]]
 		for (r in bad)
-			if (r ~ /^(obs-|all$)/)
+			if (r ~ /^(obs-|all$|late-control$)/)
 				printf "%-22s FAIL %s\n", r, bad[r]
 	}' "$out/output.log" 2>/dev/null || true
 log "testpmu: $((SECONDS - t0)) s"
