@@ -5,12 +5,13 @@
 # run_late_control): an overflow handler held open across a commit, a stop,
 # and the negative control.  Sourced by testpmu-guest.sh, never run.
 
-# run_late HOW: an overflow handed over late while 'commit' (HOW commit) or
-# 'off' (HOW off) closes the event (see the header).  Runs in a subshell.
-run_late()
+# late_prepare FILE...: sets late_cpu (the last online CPU) and other_cpu (the
+# first), and pins this script, and what it forks, to other_cpu, which the
+# writer spinning on late_cpu does not block.  Returns 1 after a skip unless
+# there are 2 CPUs, taskset and the writable FILEs.
+late_prepare()
 {
-	local how=$1 c ev late_cpu other_cpu late_pid late_rc=0 t0 st
-	local dl dd dD dc dz
+	local f
 
 	chk=setup
 	late_cpu=$(online_cpus | tail -n 1)
@@ -18,13 +19,34 @@ run_late()
 	if [ "$ncpus" -lt 2 ] || ! command -v taskset > /dev/null
 	then
 		skip "needs 2 CPUs and taskset ($ncpus CPUs)"
-		return
+		return 1
 	fi
-	[ -w "$dtp_late" ] || { skip "no $dtp_late (an older test PMU)"; return; }
-	# this script (and what it forks) and the kdamond run on other_cpu,
-	# which the spinning writer on late_cpu does not block
+	for f in "$@"
+	do
+		[ -w "$f" ] || { skip "no $f (an older test PMU)"; return 1; }
+	done
 	taskset -pc "$other_cpu" "$BASHPID" > /dev/null ||
 		abort "cannot pin the script to cpu $other_cpu"
+}
+
+# late_deltas: the test PMU's deltas (dtp_deltas), and dl, dd and dD: Δlate,
+# Δlate_del and Δlate_destroy
+late_deltas()
+{
+	dtp_deltas
+	dl=${pd[late]:-0}
+	dd=${pd[late_del]:-0}
+	dD=${pd[late_destroy]:-0}
+}
+
+# run_late HOW: an overflow handed over late while 'commit' (HOW commit) or
+# 'off' (HOW off) closes the event (see the header).  Runs in a subshell.
+run_late()
+{
+	local how=$1 c ev late_cpu other_cpu late_pid late_rc=0 t0 st
+	local dl dd dD dc dz
+
+	late_prepare "$dtp_late" || return
 	start_workload "$other_cpu" keep
 	reset_kdamonds 1
 	setup_ctx 0 1000 100000 0 "$wl_pid"
@@ -65,10 +87,7 @@ run_late()
 	snap after
 	dtp_snap after
 
-	dtp_deltas
-	dl=${pd[late]:-0}
-	dd=${pd[late_del]:-0}
-	dD=${pd[late_destroy]:-0}
+	late_deltas
 	say "PMU deltas: late=$dl late_del=$dd late_destroy=$dD" \
 		"adds=${pd[adds]:-?} dels=${pd[dels]:-?}"
 	chk=late
@@ -110,21 +129,7 @@ run_late_control()
 	local late_cpu other_cpu late_pid ctl_pid late_rc=0 ctl_rc=0 dl dd dD
 	local ctl=$debugfs/damon_test_pmu/late_control
 
-	chk=setup
-	late_cpu=$(online_cpus | tail -n 1)
-	other_cpu=$(online_cpus | head -n 1)
-	if [ "$ncpus" -lt 2 ] || ! command -v taskset > /dev/null
-	then
-		skip "needs 2 CPUs and taskset ($ncpus CPUs)"
-		return
-	fi
-	if [ ! -w "$dtp_late" ] || [ ! -w "$ctl" ]
-	then
-		skip "no $dtp_late or $ctl (an older test PMU)"
-		return
-	fi
-	taskset -pc "$other_cpu" "$BASHPID" > /dev/null ||
-		abort "cannot pin the script to cpu $other_cpu"
+	late_prepare "$dtp_late" "$ctl" || return
 	dtp_snap before
 	sh -c "echo '$late_cpu 2000' > $ctl" 2> "$tmpdir/ctl.err" &
 	ctl_pid=$!
@@ -135,10 +140,7 @@ run_late_control()
 	wait "$ctl_pid" || ctl_rc=$?
 	wait "$late_pid" || late_rc=$?
 	dtp_snap after
-	dtp_deltas
-	dl=${pd[late]:-0}
-	dd=${pd[late_del]:-0}
-	dD=${pd[late_destroy]:-0}
+	late_deltas
 	say "PMU deltas: late=$dl late_del=$dd late_destroy=$dD" \
 		"adds=${pd[adds]:-?} dels=${pd[dels]:-?}; writers returned" \
 		"$ctl_rc (control) and $late_rc (late)" \
