@@ -2,7 +2,9 @@
 # SPDX-License-Identifier: GPL-2.0
 # static-check.sh VARIANT: rebuild mm/damon/ with sparse on every file (C=2)
 # and W=1; fail on any warning in mm/damon/ or include/linux/damon.h that is
-# not in tests/static-baseline (the ones the pristine 6.12 base already has).
+# not in tests/static-baseline (the ones the pristine 6.12 base already has);
+# and fail if an overflow handler calls a damon_perf_observe_* function
+# instead of inlining it (objdump of ops-common.o).
 . "$(dirname "$0")/lib.sh"
 
 variant=${1:?usage: static-check.sh VARIANT}
@@ -32,3 +34,36 @@ if [ -n "$new" ]; then
 	echo "$new"
 	exit 1
 fi
+
+# The overflow handlers run on every sample, in NMI too: the observe hooks
+# they call are inlined (issue #13), never a call.  FUNC's calls: the
+# target of each call instruction, or, for a call that the object leaves to
+# the linker (shown as a call of FUNC itself), its relocation.
+handler_calls() {	# handler_calls OBJ FUNC
+	objdump -dr --no-show-raw-insn "$1" | awk -v fn="$2" '
+		$2 == "<" fn ">:" { p = 1; print "#found"; next }
+		p && /^$/ { exit }
+		p && c && /R_X86_64/ { sub(/[-+]0x[0-9a-f]+$/, "", $NF); print $NF }
+		{ c = 0 }
+		p && /[[:space:]]call[[:space:]]/ && match($0, /<[^>]*>$/) {
+			t = substr($0, RSTART + 1, RLENGTH - 2)
+			sub(/\+0x[0-9a-f]+$/, "", t)
+			if (t == fn)
+				c = 1
+			else
+				print t
+		}'
+}
+obj=$S/mm/damon/ops-common.o
+bad=""
+for f in damon_perf_vaddr_overflow damon_perf_paddr_overflow; do
+	calls=$(handler_calls "$obj" "$f")
+	grep -qx '#found' <<<"$calls" || { bad+=" $f not found in $obj;"; continue; }
+	hooks=$(grep '^damon_perf_observe_' <<<"$calls" | sort -u | paste -sd, -) || true
+	[ -z "$hooks" ] || bad+=" $f calls $hooks;"
+done
+if [ -n "$bad" ]; then
+	echo "static-check $variant: the overflow handlers must inline the observe hooks:$bad"
+	exit 1
+fi
+echo "static-check $variant: the overflow handlers call no damon_perf_observe_* function"
