@@ -41,8 +41,10 @@
 #                nr_accesses > 0, and the cold buffer's regions have none
 #                (sysfs_perf_events.sh's logic).  paddr: the frames of the
 #                hot and cold buffers from /proc/PID/pagemap; a region has
-#                nr_accesses > 0, every such region holds a hot frame, and
-#                regions holding cold frames only have none
+#                nr_accesses > 0 and every such region holds a hot frame
+#                (page_faults: a region holding a hot frame has
+#                nr_accesses > 0; the CPU-wide event also samples other
+#                tasks' faults, anywhere in the target)
 #   negative   pebs_large with force_large (config bit 4), vaddr: the loss
 #              mechanism exists and this test sees it: large=1 in events,
 #              Δto_output > 0 and Δcallback == Δto_overflow < Δrecords

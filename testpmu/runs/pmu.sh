@@ -124,7 +124,7 @@ run_pmu()
 	cat "$dtp_events" > "$tmpdir/events.running" 2> /dev/null
 	sleep $((secs > 2 ? secs - 2 : 0))
 	hot_regions=- cold_accessed=-
-	[ "$force" = 1 ] || hot_cold "$ops"
+	[ "$force" = 1 ] || hot_cold "$ops" "$mode"
 	[ "$(kdamond_state 0)" = on ] || fail "the kdamond stopped by itself"
 	chk=off
 	say "phase: stopping ($((SECONDS - hc_t0)) s after 'on')"
