@@ -38,9 +38,13 @@ fi
 # The overflow handlers run on every sample, in NMI too: the observe hooks
 # they call are inlined (issue #13), never a call.  FUNC's calls: the
 # target of each call instruction, or, for a call that the object leaves to
-# the linker (shown as a call of FUNC itself), its relocation.
-handler_calls() {	# handler_calls OBJ FUNC
-	objdump -dr --no-show-raw-insn "$1" | awk -v fn="$2" '
+# the linker (shown as a call of FUNC itself), its relocation.  DIS is the
+# object's disassembly, in a file: awk stops reading at FUNC's end, and
+# objdump writing into a closed pipe would die of SIGPIPE, which pipefail
+# turns into a silent exit of this script (CI saw static-on and static-off
+# fail so, with no message, when the other lane kept the CPUs busy).
+handler_calls() {	# handler_calls DIS FUNC
+	awk -v fn="$2" '
 		$2 == "<" fn ">:" { p = 1; print "#found"; next }
 		p && /^$/ { exit }
 		p && c && /R_X86_64/ { sub(/[-+]0x[0-9a-f]+$/, "", $NF); print $NF }
@@ -52,12 +56,14 @@ handler_calls() {	# handler_calls OBJ FUNC
 				c = 1
 			else
 				print t
-		}'
+		}' "$1"
 }
 obj=$S/mm/damon/ops-common.o
+dis=$LOGS/static-$variant-ops-common.dis
+objdump -dr --no-show-raw-insn "$obj" >"$dis" || die "static-check $variant: objdump $obj failed"
 bad=""
 for f in damon_perf_vaddr_overflow damon_perf_paddr_overflow; do
-	calls=$(handler_calls "$obj" "$f")
+	calls=$(handler_calls "$dis" "$f")
 	grep -qx '#found' <<<"$calls" || { bad+=" $f not found in $obj;"; continue; }
 	hooks=$(grep '^damon_perf_observe_' <<<"$calls" | sort -u | paste -sd, -) || true
 	[ -z "$hooks" ] || bad+=" $f calls $hooks;"
