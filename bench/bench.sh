@@ -25,9 +25,25 @@
 #      BENCH_ENV="RUNS=9 STORM_ARGS='-m 64 -r 8'".  BENCH_TIMEOUT (1800):
 #      seconds per boot.  BENCH_SKIP_BLOAT=1: skip step 1.
 #      VM_ACCEL: as for scripts/vm-run.sh (default tcg).
+#      BENCH_ONLY=icount: only the deterministic table (6.), no bloat
+#      check, no timed boots.  BENCH_DISTRO=1: kernels with the options of
+#      bench/distro.config (static keys, preemption count, mitigations),
+#      in build/bench-distro.
+#
+# 6. instructions: the micro phase (handler, drain) again, in
+#    BENCH_ICOUNT_BOOTS (2) boots of each variant under VM_ICOUNT=1 (see
+#    scripts/vm-run.sh) on one vCPU, where the guest's nanosecond is one
+#    instruction: the same figures as 2. and 4., as instruction counts,
+#    printed once per boot, with how far the boots agree.
 top=$(cd "$(dirname "$0")/.." && pwd)
 main_build=${DAMON_PERF_BUILD:-$top/build}
-export DAMON_PERF_BUILD=$main_build/bench
+# BENCH_DISTRO=1: the bench kernels get bench/distro.config, in a tree of
+# their own (build/bench-distro), so that the two configs don't rebuild
+# each other's objects
+export DAMON_PERF_BUILD=$main_build/bench${BENCH_DISTRO:+-distro}
+if [ -n "${BENCH_DISTRO:-}" ]; then
+	export EXTRA_FRAGMENTS="${EXTRA_FRAGMENTS:-} $top/bench/distro.config"
+fi
 . "$top/scripts/lib.sh"
 
 main_src=$main_build/linux
@@ -43,12 +59,17 @@ for f in 0001-bench-hook.patch perf-bench.h perf-bench-handlers.h bench-guest.sh
 done
 [ -d "$main_src/.git" ] || die "bench: no expanded tree at $main_src: run 'make expand'"
 
+only=${BENCH_ONLY:-}
+case "$only" in "" | icount) ;; *) die "bench: BENCH_ONLY must be icount or unset" ;; esac
+icount_boots=${BENCH_ICOUNT_BOOTS:-2}
+
 # 1. observe=n against the base-only series
 bloat="skipped (BENCH_SKIP_BLOAT)"
-if [ -z "${BENCH_SKIP_BLOAT:-}" ]; then
+[ -z "$only" ] || bloat="skipped (BENCH_ONLY=$only)"
+if [ -z "${BENCH_SKIP_BLOAT:-}" ] && [ -z "$only" ]; then
 	log "bench 1/5: bloat-o-meter, observe=n against the base-only series"
 	rc=0
-	DAMON_PERF_BUILD=$main_build bash "$TOP/scripts/bloat-check.sh" \
+	DAMON_PERF_BUILD=$main_build EXTRA_FRAGMENTS= bash "$TOP/scripts/bloat-check.sh" \
 		>"$LOGS/bench-bloat.log" 2>&1 || rc=$?
 	bloat=$(grep -E '^(bloat-o-meter|bloat-check:)' "$LOGS/bench-bloat.log" | tail -n 1) || true
 	[ "$rc" -eq 0 ] || bloat="FAILED (rc $rc): ${bloat:-see $LOGS/bench-bloat.log}"
@@ -79,9 +100,10 @@ mkdir -p "$BUILD/guest"
 gcc -O2 -Wall -pthread -o "$BUILD/guest/faultstorm" "$bench/faultstorm.c" ||
 	die "bench: building faultstorm failed"
 
-log "bench 4/5: $boots boot(s) of each variant ($accel)"
 rm -rf "$BUILD"/vm/bench-*
 failed=0
+[ -z "$only" ] || boots=0
+[ "$boots" -eq 0 ] || log "bench 4/5: $boots boot(s) of each variant ($accel)"
 for b in $(seq "$boots"); do
 	phase=all
 	[ "$b" -eq 1 ] || phase=e2e
@@ -96,15 +118,34 @@ for b in $(seq "$boots"); do
 	done
 done
 
+# 6. the deterministic boots: one vCPU, so that no other vCPU's instructions
+# fall into a measured interval
+log "bench 4/5: $icount_boots boot(s) of each variant counting instructions (-icount shift=0)"
+for b in $(seq "$icount_boots"); do
+	order="off on"
+	[ $((b % 2)) -eq 1 ] || order="on off"
+	for v in $order; do
+		VM_ICOUNT=1 bash "$TOP/scripts/vm-run.sh" --name "bench-icount-$v-$b" --cpus 1 \
+			--timeout "${BENCH_TIMEOUT:-1800}" --append "kunit.enable=0" "$v" -- \
+			"${BENCH_ENV:-} bash $bench/bench-guest.sh $BUILD/guest/faultstorm micro" ||
+			{ log "bench: icount boot $b of $v failed ($BUILD/vm/bench-icount-$v-$b)"; failed=$((failed + 1)); }
+	done
+done
+
 log "bench 5/5: results"
 # The table shows what is there: missing figures are "-", not an exit
 set +e +o pipefail
-# res VARIANT [PATTERN]: RESULT lines of VARIANT's boots (all: of all boots)
-# that match the extended regular expression PATTERN
+# res VARIANT [PATTERN]: RESULT lines of VARIANT's timed boots (all: of
+# both variants') that match the extended regular expression PATTERN.
+# RES_BOOTS, if set, names the boots instead (a glob under vm/, by variant:
+# "bench-icount-%s-1" for the first deterministic boot).
 res() {
-	local logs=("$BUILD"/vm/bench-"$1"-*/output.log)
+	local pat=${RES_BOOTS:-bench-%s-*} v logs=()
 
-	[ "$1" != all ] || logs=("$BUILD"/vm/bench-*/output.log)
+	for v in $([ "$1" = all ] && echo off on || echo "$1"); do
+		# shellcheck disable=SC2059
+		logs+=("$BUILD"/vm/$(printf "$pat" "$v")/output.log)
+	done
 	cat "${logs[@]}" 2>/dev/null | grep -E "^RESULT ${2:-}" || true
 }
 # kv KEY: the value of KEY in each line on stdin
@@ -134,15 +175,8 @@ e2e() { res "$1" "e2e mode=$2 " | kv elapsed_ns | median; }
 # drain V NAME R KEY
 drain() { res "$1" "drain .*name=$2 regions=$3 " | kv "$4" | median; }
 
-{
-	echo "damon-perf bench $(date -u +%Y-%m-%d), series $(git -C "$SRC" log -1 --format='%h %s' "$rev")"
-	echo "reproduce: make bench   (bash bench/bench.sh; BENCH_BOOTS=$boots${BENCH_ENV:+ BENCH_ENV=\"$BENCH_ENV\"})"
-	echo "guest: QEMU $accel, $(res all 'info' | kv possible_cpus | head -n 1) vCPUs, on a shared 2-core host.  Under TCG"
-	echo "the CPU is emulated: absolute times are many times native; read the ratios,"
-	echo "which are taken within this run."
-	echo
-	echo "1. observe=n costs nothing: $bloat"
-	echo
+# 2. to 5.: the timed boots' figures
+timed_tables() {
 	n=$(res off "handler trace=off .*name=handler_vaddr " | kv iters | head -n 1)
 	echo "2. handler cost, ns per sample: median of 5 interleaved rounds of $(f %d 'a / 5' "$n") calls"
 	echo "   on one CPU, net of an empty indirect call (the 'empty' row, gross)"
@@ -240,6 +274,82 @@ drain() { res "$1" "drain .*name=$2 regions=$3 " | kv "$4" | median; }
 		echo "   (overflows should begin where 'rate x mean int.' nears the ring size)"
 	fi
 	echo
+}
+
+# icount_table B: the instruction figures of deterministic boot B
+icount_table() {
+	local RES_BOOTS="bench-icount-%s-$1" h hn hy R tn ty my
+
+	printf '   %-22s %10s %10s %9s\n' "handler, per sample" observe=n observe=y y-n
+	for h in vaddr paddr empty; do
+		key=net_ps_per_op
+		[ "$h" = empty ] && key=ps_per_op
+		hn=$(handler off off "handler_$h" "$key")
+		hy=$(handler on off "handler_$h" "$key")
+		printf '   %-22s %10s %10s %9s\n' "$h" "$(f %.1f 'a / 1000' "$hn")" \
+			"$(f %.1f 'a / 1000' "$hy")" "$(f %.1f '(b - a) / 1000' "$hn" "$hy")"
+	done
+	printf '   %-22s %10s %10s %9s %10s %11s\n' "drain, per report" observe=n observe=y y/n "y match" "match/lg R"
+	for R in 10 100 1000 10000; do
+		tn=$(drain off drain_total "$R" ps_per_op)
+		ty=$(drain on drain_total "$R" ps_per_op)
+		my=$(drain on drain_match "$R" ps_per_op)
+		printf '   %-22s %10s %10s %9s %10s %11s\n' "$R regions" \
+			"$(f %.1f 'a / 1000' "$tn")" "$(f %.1f 'a / 1000' "$ty")" \
+			"$(f %.3f 'b / a' "$tn" "$ty")" "$(f %.1f 'a / 1000' "$my")" \
+			"$(f %.2f 'a / 1000 / (log(b) / log(2))' "$my" "$R")"
+	done
+}
+
+# icount_figures B: every figure of deterministic boot B, one per line
+icount_figures() {
+	local RES_BOOTS="bench-icount-%s-$1" v
+
+	for v in off on; do
+		res "$v" "handler trace=off " | sed -n 's/.* name=\([^ ]*\) .*net_ps_per_op=\([^ ]*\).*/'"$v"' \1 \2/p'
+		res "$v" "drain " | sed -n 's/.* name=\([^ ]*\) regions=\([^ ]*\) .* ps_per_op=\([^ ]*\) .*/'"$v"' \1-\2 \3/p'
+	done
+}
+
+# 6.: the deterministic boots' tables, and how far they agree
+icount_tables() {
+	local b spread
+
+	echo "6. instructions per operation: QEMU -icount shift=0, one vCPU, where a"
+	echo "   guest nanosecond is one instruction (so these are counts, not times;"
+	echo "   handler net of an empty indirect call, tracepoints off; drain total ="
+	echo "   kdamond_check_reported_accesses(), match = drain + match only)"
+	for b in $(seq "$icount_boots"); do
+		echo "   boot $b of each variant:"
+		icount_table "$b"
+	done
+	if [ "$icount_boots" -ge 2 ]; then
+		# the largest relative difference of a figure between boots 1 and 2
+		spread=$(join <(icount_figures 1 | awk '{ print $1 "/" $2, $3 }' | sort) \
+			<(icount_figures 2 | awk '{ print $1 "/" $2, $3 }' | sort) |
+			awk '$2 > 0 { d = ($3 - $2) / $2; if (d < 0) d = -d; if (d > m) { m = d; w = $1 } n++ }
+				END { if (n) printf "%.2f%% (%s; %d figures)", 100 * m, w, n; else print "-" }')
+		echo "   boots 1 and 2: largest difference of a figure ${spread} (goal <= 1%)"
+	fi
+	echo "   goals: handler y-n <= 10 instructions; drain y/n <= 1.05"
+}
+
+{
+	echo "damon-perf bench $(date -u +%Y-%m-%d), series $(git -C "$SRC" log -1 --format='%h %s' "$rev")"
+	echo "reproduce: make bench   (bash bench/bench.sh; BENCH_BOOTS=$boots${only:+ BENCH_ONLY=$only}${BENCH_DISTRO:+ BENCH_DISTRO=1}${BENCH_ENV:+ BENCH_ENV=\"$BENCH_ENV\"})"
+	echo "kernels: tinyconfig guest + observe=n/y${BENCH_DISTRO:+ + bench/distro.config ($(grep -h '^CONFIG_' "$bench/distro.config" | paste -sd' ' -))}"
+	if [ -z "$only" ]; then
+		echo "guest: QEMU $accel, $(res all 'info' | kv possible_cpus | head -n 1) vCPUs, on a shared 2-core host.  Under TCG"
+		echo "the CPU is emulated: absolute times are many times native; read the ratios,"
+		echo "which are taken within this run."
+	else
+		echo "guest: QEMU TCG, -icount shift=0, 1 vCPU (deterministic mode only)"
+	fi
+	echo
+	echo "1. observe=n costs nothing: $bloat"
+	echo
+	[ -n "$only" ] || timed_tables
+	icount_tables
 	echo "raw: $BUILD/vm/bench-*/output.log; $failed failed boot(s); $((SECONDS - t0)) s"
 } | tee "$results"
 [ "$failed" -eq 0 ]

@@ -12,6 +12,10 @@
 #          --append "kernel args"
 # Env: VM_ACCEL=tcg|kvm|auto (tcg).  auto uses KVM only where a quick probe
 # boot under KVM finished fast; the result is cached in $CACHE/kvm-probe.
+# VM_ICOUNT=1 (tcg only): single-threaded TCG with -icount shift=0, so that
+# the guest's clock advances 1 ns per instruction that a vCPU executes: a
+# time the guest measures is then an instruction count (make bench's
+# deterministic mode).  The vCPUs take turns on one host thread.
 . "$(dirname "$0")/lib.sh"
 
 name=run cpus=2 mem=1024 timeout=600 append=""
@@ -57,6 +61,11 @@ kvm) accel_args=(-accel kvm -cpu host,-arch-capabilities) ;;
 tcg) accel_args=(-accel tcg,thread=${VM_TCG_THREAD:-multi} -cpu "${VM_CPU:-max}") ;;
 *) die "vm-run: VM_ACCEL must be tcg, kvm or auto" ;;
 esac
+if [ -n "${VM_ICOUNT:-}" ]; then
+	[ "$accel" = tcg ] || die "vm-run: VM_ICOUNT needs TCG (VM_ACCEL=tcg)"
+	accel_args=(-accel tcg,thread=single -cpu "${VM_CPU:-max}" -icount shift=0)
+	accel=tcg-icount
+fi
 
 cmdline="console=ttyS0,115200 earlyprintk=serial root=hostroot rootfstype=9p"
 cmdline+=" rootflags=trans=virtio,version=9p2000.L,msize=262144,cache=loose ro"
