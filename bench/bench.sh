@@ -53,8 +53,8 @@ accel=${VM_ACCEL:-tcg}
 results=$BUILD/results.txt
 t0=$SECONDS
 
-for f in 0001-bench-hook.patch perf-bench.h perf-bench-handlers.h bench-guest.sh \
-	faultstorm.c; do
+hook_files="perf-bench.h perf-bench-handlers.h perf-bench-interval.h"
+for f in 0001-bench-hook.patch $hook_files bench-guest.sh faultstorm.c; do
 	[ -f "$bench/$f" ] || die "bench: missing $bench/$f"
 done
 [ -d "$main_src/.git" ] || die "bench: no expanded tree at $main_src: run 'make expand'"
@@ -89,8 +89,9 @@ git -C "$SRC" clean -fdq -- mm/damon
 git -C "$SRC" apply "$bench/0001-bench-hook.patch" ||
 	die "bench: bench/0001-bench-hook.patch does not apply on the series"
 # the hook patch includes it; kept as files of their own, not in the patch
-cp "$bench/perf-bench.h" "$bench/perf-bench-handlers.h" "$SRC/mm/damon/tests/" ||
-	die "bench: copying perf-bench.h failed"
+for f in $hook_files; do
+	cp "$bench/$f" "$SRC/mm/damon/tests/" || die "bench: copying $f failed"
+done
 
 log "bench 3/5: build the on and off kernels with the hook, and the workload"
 for v in off on; do
@@ -289,15 +290,30 @@ icount_table() {
 		printf '   %-22s %10s %10s %9s\n' "$h" "$(f %.1f 'a / 1000' "$hn")" \
 			"$(f %.1f 'a / 1000' "$hy")" "$(f %.1f '(b - a) / 1000' "$hn" "$hy")"
 	done
-	printf '   %-22s %10s %10s %9s %10s %11s\n' "drain, per report" observe=n observe=y y/n "y match" "match/lg R"
+	printf '   %-22s %10s %10s %9s %10s %11s %9s\n' "drain, per report" observe=n observe=y y/n "y match" "match/lg R" "slope"
+	pm="" pr=""
 	for R in 10 100 1000 10000; do
 		tn=$(drain off drain_total "$R" ps_per_op)
 		ty=$(drain on drain_total "$R" ps_per_op)
 		my=$(drain on drain_match "$R" ps_per_op)
-		printf '   %-22s %10s %10s %9s %10s %11s\n' "$R regions" \
+		# slope: match instructions added per doubling of the regions
+		# since the row above, constant if match grows as log2(R)
+		printf '   %-22s %10s %10s %9s %10s %11s %9s\n' "$R regions" \
 			"$(f %.1f 'a / 1000' "$tn")" "$(f %.1f 'a / 1000' "$ty")" \
 			"$(f %.3f 'b / a' "$tn" "$ty")" "$(f %.1f 'a / 1000' "$my")" \
-			"$(f %.2f 'a / 1000 / (log(b) / log(2))' "$my" "$R")"
+			"$(f %.2f 'a / 1000 / (log(b) / log(2))' "$my" "$R")" \
+			"$([ -n "$pm" ] && f %.1f '(a - b) / 1000 / (log(c / d) / log(2))' "$my" "$pm" "$R" "$pr" || echo -)"
+		pm=$my pr=$R
+	done
+	printf '   %-22s %12s %12s %12s %11s %9s\n' "per sampling interval" "Accessed bit" "(prepare" "check)" "perf" "perf/A"
+	for v in off on; do
+		res "$v" "interval " | while read -r line; do
+			printf '   %-22s %12s %12s %12s %11s %9s\n' \
+				"obs=$([ "$v" = on ] && echo y || echo n) $(kv regions <<<"$line") regions" \
+				"$(kv accessbit_ns <<<"$line")" "$(kv prepare_ns <<<"$line")" \
+				"$(kv check_ns <<<"$line")" "$(kv perf_ns <<<"$line")" \
+				"$(f %.3f 'a / 1000' "$(kv perf_per_mille <<<"$line")")"
+		done
 	done
 }
 
@@ -308,6 +324,7 @@ icount_figures() {
 	for v in off on; do
 		res "$v" "handler trace=off " | sed -n 's/.* name=\([^ ]*\) .*net_ps_per_op=\([^ ]*\).*/'"$v"' \1 \2/p'
 		res "$v" "drain " | sed -n 's/.* name=\([^ ]*\) regions=\([^ ]*\) .* ps_per_op=\([^ ]*\) .*/'"$v"' \1-\2 \3/p'
+		res "$v" "interval " | sed -n 's/.* regions=\([^ ]*\) .* accessbit_ns=\([^ ]*\) .* perf_ns=\([^ ]*\) .*/'"$v"' accessbit-\1 \2\n'"$v"' perf-\1 \3/p'
 	done
 }
 
@@ -331,7 +348,12 @@ icount_tables() {
 				END { if (n) printf "%.2f%% (%s; %d figures)", 100 * m, w, n; else print "-" }')
 		echo "   boots 1 and 2: largest difference of a figure ${spread} (goal <= 1%)"
 	fi
-	echo "   goals: handler y-n <= 10 instructions; drain y/n <= 1.05"
+	local RES_BOOTS="bench-icount-%s-1" i
+	echo "   goals: handler y-n <= 10 instructions; drain y/n <= 1.05; perf/A <= 0.1"
+	echo "   at 100k regions (perf/A: the perf path's instructions per sampling"
+	echo "   interval over the Accessed-bit path's, same regions, $(res on "interval " | kv reports | head -n 1) reports per interval)"
+	i=$(res on "info ")
+	[ -z "$i" ] || echo "   ring memory per context (observe=y): $(kv entry_size <<<"$i") bytes an entry; $(f %.0f '2^a * b / 1024' "$(kv ring_order_default <<<"$i")" "$(kv entry_size <<<"$i")") KiB per possible CPU by default (2^$(kv ring_order_default <<<"$i") entries), $(f %.1f '2^a * b / 1048576' "$(kv ring_order_max <<<"$i")" "$(kv entry_size <<<"$i")") MiB at the largest order ($(kv ring_order_max <<<"$i"))"
 }
 
 {

@@ -16,6 +16,8 @@
  *			rounds, interleaved with an empty handler)
  *	drain R [K]	K access reports drained and matched against R regions,
  *			timed whole, and again in its steps
+ *	interval R [K]	kdamond's work per sampling interval over R regions:
+ *			Accessed bits against K reports (perf-bench-interval.h)
  *	all		info, handler, and drain for 10, 100, 1k and 10k regions
  *
  * Each result is a line like below, with more key=value pairs after those:
@@ -152,11 +154,14 @@ static unsigned long damon_bench_ring_size(struct damon_ctx *ctx)
 
 static int damon_bench_info(void)
 {
-	damon_bench_printf("bench name=info iters=0 ns_per_op=0 ring_size=%lu observe=%d possible_cpus=%u batch=%d rounds=%d region_sz=%lu\n",
+	damon_bench_printf("bench name=info iters=0 ns_per_op=0 ring_size=%lu observe=%d possible_cpus=%u batch=%d rounds=%d region_sz=%lu entry_size=%zu ring_order_default=%d ring_order_max=%d\n",
 			   BIT(READ_ONCE(damon_report_ring_order)),
 			   IS_ENABLED(CONFIG_DAMON_PERF_OBSERVE),
 			   num_possible_cpus(), DAMON_BENCH_BATCH,
-			   DAMON_BENCH_ROUNDS, DAMON_BENCH_REGION_SZ);
+			   DAMON_BENCH_ROUNDS, DAMON_BENCH_REGION_SZ,
+			   sizeof(struct damon_access_report),
+			   ilog2(DAMON_REPORT_RING_SIZE),
+			   DAMON_REPORT_RING_ORDER_MAX);
 	return 0;
 }
 
@@ -293,6 +298,9 @@ out:
 	return err;
 }
 
+/* damon_bench_interval(): Accessed bits against access reports */
+#include "perf-bench-interval.h"
+
 static int damon_bench_all(void)
 {
 	static const unsigned long nr_regions[] = {10, 100, 1000, 10000};
@@ -348,6 +356,9 @@ static ssize_t damon_bench_write(struct file *file, const char __user *ubuf,
 	else if (!strcmp(cmd, "drain") && nr > 1)
 		err = damon_bench_drain(arg1, nr > 2 ? arg2 :
 					DAMON_BENCH_REPORTS);
+	else if (!strcmp(cmd, "interval") && nr > 1)
+		err = damon_bench_interval(arg1, nr > 2 ? arg2 :
+					   DAMON_BENCH_IV_REPORTS);
 	else if (!strcmp(cmd, "all"))
 		err = damon_bench_all();
 	else
