@@ -26,66 +26,6 @@
 #define DAMON_BENCH_IV_PAGES		100000UL
 #define DAMON_BENCH_IV_REPORTS		1024
 
-/*
- * Returns a new context for the virtual address space of the current
- * process, with the vaddr operations and @nr_regions regions of @sz bytes
- * from @start, receiving access reports; or NULL.
- */
-static struct damon_ctx *damon_bench_iv_ctx(unsigned long start,
-					    unsigned long nr_regions,
-					    unsigned long sz)
-{
-	struct damon_ctx *ctx = damon_new_ctx();
-	struct damon_target *t;
-	struct damon_region *r;
-	unsigned long i;
-
-	if (!ctx)
-		return NULL;
-	if (damon_select_ops(ctx, DAMON_OPS_VADDR))
-		goto fail;
-	t = damon_new_target();
-	if (!t)
-		goto fail;
-	t->pid = get_task_pid(current, PIDTYPE_PID);
-	damon_add_target(ctx, t);
-	for (i = 0; i < nr_regions; i++) {
-		r = damon_new_region(start + i * sz, start + (i + 1) * sz);
-		if (!r)
-			goto fail;
-		damon_add_region(r, t);
-	}
-	if (damon_report_rings_alloc(ctx))
-		goto fail;
-	return ctx;
-
-fail:
-	damon_bench_destroy_ctx(ctx);
-	return NULL;
-}
-
-/* Queue @nr reports of the current process, random in [@start, +@len) */
-static unsigned long damon_bench_iv_push(struct damon_ctx *ctx,
-					 struct rnd_state *rnd,
-					 unsigned long start, unsigned long len,
-					 unsigned long nr)
-{
-	struct damon_access_report report = {
-		.size = 1,
-		.tid = task_pid_nr(current),
-		.tgid = task_tgid_nr(current),
-	};
-	unsigned long i, failed = 0;
-
-	damon_perf_report_set_source(&report, DAMON_REPORT_SRC_PERF_OVERFLOW);
-	for (i = 0; i < nr; i++) {
-		report.vaddr = start + prandom_u32_state(rnd) % len;
-		if (damon_report_access(ctx, &report))
-			failed++;
-	}
-	return failed;
-}
-
 static int damon_bench_interval(unsigned long nr_regions,
 				unsigned long nr_reports)
 {
@@ -106,7 +46,7 @@ static int damon_bench_interval(unsigned long nr_regions,
 		       MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, 0);
 	if (IS_ERR_VALUE(addr))
 		return (int)addr;
-	ctx = damon_bench_iv_ctx(addr, nr_regions, sz);
+	ctx = damon_bench_ctx(DAMON_OPS_VADDR, addr, nr_regions, sz);
 	if (!ctx) {
 		err = -ENOMEM;
 		goto out;
@@ -114,8 +54,8 @@ static int damon_bench_interval(unsigned long nr_regions,
 	nr_reports = min(nr_reports, damon_bench_ring_size(ctx));
 	prandom_seed_state(&rnd, nr_regions);
 	/* the first drain allocates the snapshot, which the next ones reuse */
-	failed += damon_bench_iv_push(ctx, &rnd, addr, nr_regions * sz,
-				      nr_reports);
+	failed += damon_bench_push_range(ctx, &rnd, addr, nr_regions * sz,
+					 nr_reports);
 	damon_report_check_accesses(ctx);
 	matched = ctx->report_stats.matched;
 
@@ -129,8 +69,8 @@ static int damon_bench_interval(unsigned long nr_regions,
 		check[i] = t2 - t1;
 		accessbit[i] = t2 - t0;
 
-		failed += damon_bench_iv_push(ctx, &rnd, addr,
-					      nr_regions * sz, nr_reports);
+		failed += damon_bench_push_range(ctx, &rnd, addr,
+						 nr_regions * sz, nr_reports);
 		t0 = ktime_get_ns();
 		damon_report_check_accesses(ctx);
 		t1 = ktime_get_ns();

@@ -105,23 +105,25 @@ static void damon_bench_destroy_ctx(struct damon_ctx *ctx)
 }
 
 /*
- * Returns a new context of @id that receives access reports, having one
- * target of @nr_regions adjacent regions from DAMON_BENCH_BASE, or NULL.  The
- * target of a virtual address space is the current process, so that the
- * reports that the current process makes match.
+ * Returns a new context of the operations @id that receives access reports,
+ * having one target of @nr_regions adjacent regions of @sz bytes from @start,
+ * or NULL.  The target of a virtual address space is the current process,
+ * so that the reports that the current process makes match.
  */
-static struct damon_ctx *damon_bench_new_ctx(enum damon_ops_id id,
-					     unsigned long nr_regions)
+static struct damon_ctx *damon_bench_ctx(enum damon_ops_id id,
+					 unsigned long start,
+					 unsigned long nr_regions,
+					 unsigned long sz)
 {
 	struct damon_ctx *ctx = damon_new_ctx();
-	unsigned long start = DAMON_BENCH_BASE;
 	struct damon_target *t;
 	struct damon_region *r;
 	unsigned long i;
 
 	if (!ctx)
 		return NULL;
-	ctx->ops.id = id;
+	if (damon_select_ops(ctx, id))
+		goto fail;
 	t = damon_new_target();
 	if (!t)
 		goto fail;
@@ -129,11 +131,10 @@ static struct damon_ctx *damon_bench_new_ctx(enum damon_ops_id id,
 		t->pid = get_task_pid(current, PIDTYPE_PID);
 	damon_add_target(ctx, t);
 	for (i = 0; i < nr_regions; i++) {
-		r = damon_new_region(start, start + DAMON_BENCH_REGION_SZ);
+		r = damon_new_region(start + i * sz, start + (i + 1) * sz);
 		if (!r)
 			goto fail;
 		damon_add_region(r, t);
-		start += DAMON_BENCH_REGION_SZ;
 	}
 	if (damon_report_rings_alloc(ctx))
 		goto fail;
@@ -142,6 +143,14 @@ static struct damon_ctx *damon_bench_new_ctx(enum damon_ops_id id,
 fail:
 	damon_bench_destroy_ctx(ctx);
 	return NULL;
+}
+
+/* damon_bench_ctx() of @nr_regions regions from DAMON_BENCH_BASE */
+static struct damon_ctx *damon_bench_new_ctx(enum damon_ops_id id,
+					     unsigned long nr_regions)
+{
+	return damon_bench_ctx(id, DAMON_BENCH_BASE, nr_regions,
+			       DAMON_BENCH_REGION_SZ);
 }
 
 /* Number of the entries of each report ring of @ctx */
@@ -175,13 +184,14 @@ static int damon_bench_info(void)
  */
 
 /*
- * Report @nr accesses of the current process to random addresses in the
- * @nr_regions regions of @ctx.  Returns the number of reports not queued.
+ * Report @nr accesses of the current process to random addresses in
+ * [@start, @start + @len), as virtual and as physical addresses.  Returns the
+ * number of reports not queued.
  */
-static unsigned long damon_bench_push(struct damon_ctx *ctx,
-				      struct rnd_state *rnd,
-				      unsigned long nr_regions,
-				      unsigned long nr)
+static unsigned long damon_bench_push_range(struct damon_ctx *ctx,
+					    struct rnd_state *rnd,
+					    unsigned long start,
+					    unsigned long len, unsigned long nr)
 {
 	struct damon_access_report report = {
 		.size = 1,
@@ -192,15 +202,22 @@ static unsigned long damon_bench_push(struct damon_ctx *ctx,
 
 	damon_perf_report_set_source(&report, DAMON_REPORT_SRC_PERF_OVERFLOW);
 	for (i = 0; i < nr; i++) {
-		report.vaddr = DAMON_BENCH_BASE +
-			(prandom_u32_state(rnd) % nr_regions) *
-			DAMON_BENCH_REGION_SZ +
-			prandom_u32_state(rnd) % DAMON_BENCH_REGION_SZ;
+		report.vaddr = start + prandom_u32_state(rnd) % len;
 		report.paddr = report.vaddr;
 		if (damon_report_access(ctx, &report))
 			failed++;
 	}
 	return failed;
+}
+
+/* damon_bench_push_range() over the @nr_regions regions of @ctx */
+static unsigned long damon_bench_push(struct damon_ctx *ctx,
+				      struct rnd_state *rnd,
+				      unsigned long nr_regions,
+				      unsigned long nr)
+{
+	return damon_bench_push_range(ctx, rnd, DAMON_BENCH_BASE,
+				      nr_regions * DAMON_BENCH_REGION_SZ, nr);
 }
 
 /*
