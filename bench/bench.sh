@@ -312,7 +312,7 @@ icount_table() {
 				"obs=$([ "$v" = on ] && echo y || echo n) $(kv regions <<<"$line") regions" \
 				"$(kv accessbit_ns <<<"$line")" "$(kv prepare_ns <<<"$line")" \
 				"$(kv check_ns <<<"$line")" "$(kv perf_ns <<<"$line")" \
-				"$(f %.3f 'a / 1000' "$(kv perf_per_mille <<<"$line")")"
+				"$(f %.3f 'b / a' "$(kv accessbit_ns <<<"$line")" "$(kv perf_ns <<<"$line")")"
 		done
 	done
 }
