@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0
 # config.sh VARIANT [OBJDIR]: assemble the guest .config of VARIANT in its
 # O= dir (or OBJDIR):
-#   tinyconfig, then kconfig/guest-base.config, DAMON's selftest config,
+#   tinyconfig, then kconfig/guest-base.config, kconfig/distro.config (what
+#   a distro kernel runs differently), DAMON's selftest config,
 #   kconfig/damon.config, kconfig/observe-VARIANT.config, any EXTRA_FRAGMENTS,
 #   and kconfig/guest-required.config last; then olddefconfig, then a check
 #   that every requested option came out as asked.
@@ -13,6 +14,7 @@ O=${2:-$(objdir "$variant")}
 [ -d "$SRC/.git" ] || die "no expanded tree at $SRC: run scripts/expand.sh"
 frags=(
 	"$TOP/kconfig/guest-base.config"
+	"$TOP/kconfig/distro.config"
 	"$SRC/tools/testing/selftests/damon/config"
 	"$TOP/kconfig/damon.config"
 	"$TOP/kconfig/observe-$variant.config"

@@ -64,12 +64,15 @@
 #     late       the late overflow was handed over (Δlate 1)
 #     deleted    the event was deleted from the CPU before that (Δlate_del
 #                1): the window really held the IPI
-#     lifetime   it was not destroyed before that (Δlate_destroy 0): DAMON
-#                releases a CPU's event on that CPU's hotplug thread, which
-#                runs only after the handler returns, so the DAMON event
-#                (its overflow_handler_context) is still allocated when the
-#                handler reads it.  A release that did not wait would show
-#                Δlate_destroy 1 here, and a use-after-free to KASAN
+#     lifetime   the commit or stop returned only after the late overflow
+#                was handed over: the kdamond releases the events itself,
+#                so perf may destroy the event inside the window
+#                (Δlate_destroy 1 is allowed; the test PMU then holds the
+#                window 500 ms more), but DAMON waits for the handlers
+#                (synchronize_rcu(), which the window holds back) before
+#                it frees the handler's context.  A release that did not
+#                wait would return before the handover, and the handler
+#                would find its context freed: a use-after-free to KASAN
 #                (TESTPMU_VARIANT=debug of scripts/testpmu.sh)
 #     callback   DAMON's handler counted it: Δcallback == Δaddr_zero == 1,
 #                and the perf_stats laws hold
@@ -80,9 +83,16 @@
 #              perf_event_release_kernel() from the writing task on
 #              another CPU (damon_test_pmu/late_control), as an owner that
 #              does not wait for the handlers would: the check must see
-#              Δlate_del 1 and Δlate_destroy 1.  (perf record's own events
+#              Δlate_del 1 and Δlate_destroy 1, and the release return
+#              before the late overflow was handed over.  (perf record's own events
 #              are no such control: unmapping its buffer waits for an RCU
 #              grace period, which the window holds back.)
+#   nointr     an event of damon_test_nointr, the test PMU's twin that
+#              says it cannot interrupt (PERF_PMU_CAP_NO_INTERRUPT): 'on'
+#              fails with EOPNOTSUPP, the kdamond stays off, and the kernel
+#              log names the PMU (perf_event_open() refuses such sampling
+#              events; a kernel counter of it would open and never sample).
+#              After the kmsg check, as it warns on purpose
 #   obs-OPS    damon_perf_obs_test.sh --pmu damon_test --period 1008 (the
 #              ibs shape, no range: records at the interrupted task's stack
 #              pointer), vaddr and paddr: exits 0
@@ -110,7 +120,7 @@
 #                   'ibs-*,negative' (runs: ibs-vaddr ibs-paddr pebs-vaddr
 #                   pebs-paddr pebs_large-vaddr pebs_large-paddr
 #                   page_faults-vaddr page_faults-paddr negative late-commit
-#                   late-off late-control obs-vaddr obs-paddr)
+#                   late-off late-control nointr obs-vaddr obs-paddr)
 #   --secs S        seconds of monitoring before the regions are read (4)
 #   --obs-secs S    --duration of damon_perf_obs_test.sh (5)
 #
@@ -134,7 +144,7 @@ dtp_late=$debugfs/damon_test_pmu/late
 all_runs="ibs-vaddr ibs-paddr pebs-vaddr pebs-paddr pebs_large-vaddr"
 all_runs+=" pebs_large-paddr page_faults-vaddr page_faults-paddr negative"
 all_runs+=" late-commit late-off late-control"
-all_runs+=" obs-vaddr obs-paddr"
+all_runs+=" nointr obs-vaddr obs-paddr"
 
 # Workload buffers (MiB): at most ~250 records/s per CPU (HZ=250, no
 # high-resolution timers in the guest) cover a small hot buffer
@@ -439,8 +449,8 @@ main()
 	kmsg_mark testpmu
 	for run in $all_runs
 	do
-		# the obs tests come after the kmsg check
-		[[ "$run" == obs-* ]] && continue
+		# the obs tests and nointr come after the kmsg check
+		[[ "$run" == obs-* || "$run" == nointr ]] && continue
 		selected "$run" || continue
 		cur=$run
 		echo "# --- $run ($((SECONDS - t0)) s)"
@@ -454,12 +464,15 @@ main()
 	done
 	cur=all chk=kmsg
 	check_kmsg
-	for run in obs-vaddr obs-paddr
+	for run in nointr obs-vaddr obs-paddr
 	do
 		selected "$run" || continue
 		cur=$run
 		echo "# --- $run ($((SECONDS - t0)) s)"
-		run_obs "${run#obs-}"
+		case "$run" in
+		nointr) (run_nointr);;
+		*) run_obs "${run#obs-}";;
+		esac
 		cleanup_state
 	done
 	echo "testpmu: $((SECONDS - t0)) s"

@@ -29,8 +29,9 @@ import damon_perf_funnel as funnel  # noqa: E402
 
 # The events of one crafted run, as (task, pid, cpu, event, fields):
 #
-#   13 callbacks: cpu0 5 valid + null + addr_zero, cpu1 3 valid + kernel +
-#   inv_phys + xlate_fail; contexts: 7 process, 1 softirq, 1 hardirq, 4 NMI
+#   14 callbacks: cpu0 5 valid + null + addr_zero, cpu1 3 valid + kernel +
+#   inv_phys + xlate_fail + guest; contexts: 7 process, 1 softirq, 1 hardirq,
+#   5 NMI
 #   2 ring drops (one full ring on cpu0, one nested producer) -> 6 enqueued
 #   5 drained -> 1 not drained in the trace
 #   2 matched, 3 missed (tgid, no region, boundary) -> 0 discarded
@@ -53,6 +54,7 @@ EVENTS = [
     ('<idle>', 0, 1, S, SAMPLE % (0xffffffff81000000, 1, 3, 2)),
     ('ksoftirqd/1', 22, 1, S, SAMPLE % (0, 1, 4, 1)),
     ('perf_fault_work', 301, 1, S, SAMPLE % (0x7f60b000, 1, 5, 3)),
+    ('qemu-system-x86', 520, 1, S, SAMPLE % (0, 1, 6, 3)),
     ('kdamond.0', 400, 1, 'damon_perf_report_missed',
      'addr=0x7f6069f726d0 cpu=0 reason=1'),
     ('kdamond.0', 400, 1, 'damon_perf_report_missed',
@@ -66,19 +68,19 @@ EVENTS = [
 ]
 MALFORMED = 'damon_perf_drain: total=abc matched=1 updated=0 dropped=0'
 
-EXPECTED_STAGES = {'callback': 13, 'valid': 8, 'enqueued': 6, 'drained': 5,
+EXPECTED_STAGES = {'callback': 14, 'valid': 8, 'enqueued': 6, 'drained': 5,
                    'matched': 2, 'region_updates': 1}
 EXPECTED_IGNORED = {'null': 1, 'addr_zero': 1, 'kernel': 1, 'inv_phys': 1,
-                    'xlate_fail': 1, 'unknown_reason': 0}
+                    'xlate_fail': 1, 'guest': 1, 'unknown_reason': 0}
 EXPECTED_MISSED = {'tgid': 1, 'no_region': 1, 'boundary': 1,
                    'unknown_reason': 0}
 EXPECTED_PER_CPU = {
     '0': {'callback': 7, 'valid': 5, 'ignored': 2, 'ring_full': 1,
           'missed': 2},
-    '1': {'callback': 6, 'valid': 3, 'ignored': 3, 'ring_full': 0,
+    '1': {'callback': 7, 'valid': 3, 'ignored': 4, 'ring_full': 0,
           'missed': 1},
 }
-EXPECTED_CONTEXT = {'process': 7, 'softirq': 1, 'hardirq': 1, 'NMI': 4,
+EXPECTED_CONTEXT = {'process': 7, 'softirq': 1, 'hardirq': 1, 'NMI': 5,
                     'unknown': 0}
 
 
@@ -156,11 +158,11 @@ class FunnelNumbers(unittest.TestCase):
         self.assertEqual(result['per_cpu'], EXPECTED_PER_CPU)
         self.assertEqual(result['context'], EXPECTED_CONTEXT)
         self.assertEqual(result['events'],
-                         {'damon_perf_sample': 13,
+                         {'damon_perf_sample': 14,
                           'damon_perf_ring_overflow': 1,
                           'damon_perf_report_missed': 3,
                           'damon_perf_drain': 2})
-        self.assertEqual(result['lines']['damon_perf_events'], 19)
+        self.assertEqual(result['lines']['damon_perf_events'], 20)
         self.assertEqual(result['lines']['unparsed'], unparsed)
         self.assertEqual(result['trace_loss']['markers'], 0)
         self.assertTrue(any('1 enqueued reports are not in any traced drain'
@@ -353,11 +355,12 @@ class ParseCommand(unittest.TestCase):
         out = proc.stdout
         for text in ('callback', 'valid', 'enqueued', 'drained', 'matched',
                      'region updates',
-                     'null=1 addr_zero=1 kernel=1 inv_phys=1 xlate_fail=1',
+                     'null=1 addr_zero=1 kernel=1 inv_phys=1 xlate_fail=1 '
+                     'guest=1',
                      'ring full 1', 'nested producer 1 (the rest)',
                      'tgid=1 no_region=1 boundary=1; discarded=0',
                      '2.00 matched reports per region update',
-                     'process=7 softirq=1 hardirq=1 NMI=4'):
+                     'process=7 softirq=1 hardirq=1 NMI=5'):
             self.assertIn(text, out)
         self.assertNotIn('WARNINGS', out)
 

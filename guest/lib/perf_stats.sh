@@ -88,7 +88,7 @@ stats_pipeline_rows=" callback enqueue dequeue overflow ring_peak match discarde
 # in name order)
 compute_deltas()
 {
-	local name val known="valid null addr_zero kernel inv_phys xlate_fail"
+	local name val known="valid null addr_zero kernel inv_phys xlate_fail guest"
 
 	deltas=()
 	for name in callback $known enqueue dequeue overflow match miss_tgid \

@@ -6,23 +6,31 @@
 # damon_perf_stress.sh, whose main() runs subtest_hotplug in a subshell; uses
 # the helpers of lib/.
 #
-# What perf_stats shows for a CPU, per the code:
-# - Offline: damon_perf_cpu_offline() (core.c:624-637) releases the event of
-#   the CPU and calls damon_perf_observe_event_destroyed(), which resets only
-#   the per-event state (&damon_perf_event->cpu_state) to UNINIT.  The state
-#   of the CPU, which perf_stats shows, is last-writer-wins and is NOT reset
-#   by a release (observe.c:81-86, :191-198), so an offlined CPU keeps the
-#   state it had: ENABLED, or RUNNING once a sample came.  Nothing writes it
-#   while the CPU is offline (set_armed() skips CPUs without an event,
-#   core.c:692-696; samples come only from the CPU itself), and its producer
-#   counters (cb, enq) are frozen.  perf_stats keeps printing the CPU
-#   (for_each_possible_cpu, observe.c:688).
-# - Online: damon_perf_cpu_online() (core.c:583-621) goes CREATED, BOUND and,
-#   as the kdamond armed the event, ENABLED before the write of 1 to
-#   cpuN/online returns; the first sample on the CPU makes it RUNNING
-#   (observe.c:220-236).  ERROR if opening failed (a failure that doesn't
-#   fail the onlining, core.c:606-613).
-# - Stop: the events are disabled (BOUND, core.c:700-701), then closed.
+# What perf_stats shows for a CPU, per the code (mm/damon/perf/events.c):
+# - No perf event is opened or released in a CPU hotplug callback: that can
+#   take the CPU hotplug lock, which the hotplug thread holds (static keys of
+#   software events with CONFIG_JUMP_LABEL, which every distro kernel has:
+#   the offlining never finished before the callbacks only marked the CPU).
+#   damon_perf_cpu_online()/_offline() only mark the CPU; the kdamond opens
+#   and releases the events in damon_perf_events_update(), once per sampling
+#   interval.
+# - Offline: perf detaches the events of the CPU (CPUHP_AP_PERF_ONLINE), so
+#   the CPU samples nothing from then on; the kdamond releases its event
+#   later, and damon_perf_observe_event_destroyed() resets only the
+#   per-event state (&damon_perf_event->cpu_state) to UNINIT.  The state of
+#   the CPU, which perf_stats shows, is last-writer-wins and is NOT reset by
+#   a release (observe.c), so an offlined CPU keeps the state it had:
+#   ENABLED, or RUNNING once a sample came.  Nothing writes it while the CPU
+#   is offline (the kdamond opens events only on CPUs marked online; samples
+#   come only from the CPU itself), and its producer counters (cb, enq) are
+#   frozen.  perf_stats keeps printing the CPU (for_each_possible_cpu).
+# - Online: the kdamond opens the event at its next sampling interval:
+#   CREATED, BOUND and, as the kdamond armed the event, ENABLED; the first
+#   sample on the CPU makes it RUNNING.  Until then the CPU shows the state
+#   it kept while offline.  ERROR if opening failed (logged; it does not
+#   stop the monitoring).  The end of the subtest checks that samples
+#   resumed on the re-onlined CPUs.
+# - Stop: the events are disabled (BOUND), then closed.
 #
 subtest_hotplug()
 {

@@ -250,3 +250,46 @@ run_pmu()
 		"hot_regions=$hot_regions" \
 		"cold_accessed=$cold_accessed"
 }
+
+# run_nointr: an event of a PMU that cannot interrupt (the test PMU's twin
+# damon_test_nointr, PERF_PMU_CAP_NO_INTERRUPT) makes no sample:
+# perf_event_open() refuses it, and DAMON's 'on' must fail the same way,
+# with EOPNOTSUPP and a warning that names the PMU, instead of running with
+# an event that samples nothing.  After the kmsg check, as it warns on
+# purpose.  Runs in a subshell.
+run_nointr()
+{
+	local dir=/sys/bus/event_source/devices/damon_test_nointr type c ev st
+
+	chk=setup
+	if [ ! -r "$dir/type" ]
+	then
+		skip "no damon_test_nointr PMU (an older test PMU)"
+		return
+	fi
+	read -r type < "$dir/type"
+	reset_kdamonds 1
+	setup_ctx 0 1000 100000 0 $$
+	c=$kdamonds_dir/0/contexts/0
+	ev=$c/monitoring_attrs/sample/perf_events
+	# ibs shape: its period must be a multiple of 16
+	write_attrs "$ev/0" type "$type" config 0 sample_period 1008 \
+		precise_ip 0 wakeup_events 0 || abort "$write_msg"
+	kmsg_mark nointr
+	chk=refused
+	if try_write "$kdamonds_dir/0/state" on
+	then
+		fail "'on' with an event of damon_test_nointr succeeded"
+		kdamond_off 0
+		return
+	fi
+	[[ "$write_err" == *"not supported"* ]]
+	verdict refused $? "'on' failed: $write_err" \
+		"'on' failed with '$write_err', not EOPNOTSUPP"
+	rd st "$kdamonds_dir/0/state"
+	[ "$st" = off ]
+	verdict state $? "the kdamond is off" "the kdamond is '$st'"
+	kmsg_damon | grep -q "damon_test_nointr PMU cannot interrupt"
+	verdict warning $? "the kernel log names the PMU that cannot interrupt" \
+		"no warning naming damon_test_nointr: $(kmsg_damon | tail -n 2)"
+}
