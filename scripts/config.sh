@@ -32,7 +32,9 @@ if config_from_cache "$key" "$O"; then
 else
 	{
 		make -s -C "$SRC" O="$O" tinyconfig
-		"$SRC/scripts/kconfig/merge_config.sh" -m -O "$O" "$O/.config" "${frags[@]}"
+		# merge_config.sh makes its temporary files in the current directory:
+		# in the O= dir, not in the checkout that other lanes check
+		(cd "$O" && "$SRC/scripts/kconfig/merge_config.sh" -m -O "$O" "$O/.config" "${frags[@]}")
 		make -s -C "$SRC" O="$O" olddefconfig
 	} >"$LOGS/config-$variant.log" 2>&1 ||
 		{ tail -n 30 "$LOGS/config-$variant.log" >&2; die "config $variant failed"; }

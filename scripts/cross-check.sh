@@ -44,7 +44,9 @@ if config_from_cache "$key" "$O"; then
 else
 	{
 		"${kmake[@]}" -s tinyconfig
-		"$SRC/scripts/kconfig/merge_config.sh" -m -O "$O" "$O/.config" "${frags[@]}"
+		# merge_config.sh makes its temporary files in the current directory:
+		# in the O= dir, not in the checkout that other lanes check
+		(cd "$O" && "$SRC/scripts/kconfig/merge_config.sh" -m -O "$O" "$O/.config" "${frags[@]}")
 		"${kmake[@]}" -s olddefconfig
 	} >"$LOGS/$name-config.log" 2>&1 ||
 		{ tail -n 30 "$LOGS/$name-config.log" >&2; die "$name: config failed"; }

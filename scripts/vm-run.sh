@@ -10,7 +10,8 @@
 # report, or on timeout.  Otherwise exits with CMD's status.
 # Options: --name NAME  --cpus N (2)  --mem MB (1024)  --timeout S (600)
 #          --append "kernel args"
-# Env: VM_ACCEL=tcg|kvm|auto (tcg).  auto uses KVM only where a quick probe
+# Env: VM_ACCEL=tcg|kvm|auto (tcg); VM_TCG_THREAD=single|multi (single: see
+# accel_args); VM_CPU (max).  auto uses KVM only where a quick probe
 # boot under KVM finished fast; the result is cached in $CACHE/kvm-probe.
 # VM_ICOUNT=1 (tcg only): single-threaded TCG with -icount shift=0, so that
 # the guest's clock advances 1 ns per instruction that a vCPU executes: a
@@ -58,7 +59,13 @@ if [ "$accel" = auto ]; then
 fi
 case "$accel" in
 kvm) accel_args=(-accel kvm -cpu host,-arch-capabilities) ;;
-tcg) accel_args=(-accel tcg,thread=${VM_TCG_THREAD:-multi} -cpu "${VM_CPU:-max}") ;;
+# Single-threaded TCG by default: QEMU 7.2's multi-threaded TCG lets a vCPU
+# run stale code after the kernel patched it from another vCPU
+# (text_poke_bp() of static keys, CONFIG_JUMP_LABEL): "Oops: int3" in
+# do_user_addr_fault() within seconds of 'perf stat -e page-faults -a' in a
+# loop beside a faulting process, with no DAMON at all; none in 300 rounds
+# single-threaded.  VM_TCG_THREAD=multi brings it back.
+tcg) accel_args=(-accel tcg,thread=${VM_TCG_THREAD:-single} -cpu "${VM_CPU:-max}") ;;
 *) die "vm-run: VM_ACCEL must be tcg, kvm or auto" ;;
 esac
 if [ -n "${VM_ICOUNT:-}" ]; then
