@@ -59,6 +59,12 @@ flood_secs=5
 two_ctx_secs=5
 only=""
 workload=""
+# The event of the subtests: the page-faults event, or config 0 of --pmu
+# (e.g. the test PMU damon_test), sample_period --period if given
+ev_pmu=""
+ev_type=1
+ev_config=2
+ev_period=""
 
 # Workload buffer sizes, in MiB
 hot_mb=4
@@ -73,7 +79,7 @@ usage()
 {
 	cat << EOF
 Usage: $0 [--hotplug N] [--churn N] [--flood-secs S] [--two-ctx-secs S]
-          [--only LIST] [--workload PATH]
+          [--only LIST] [--workload PATH] [--pmu NAME] [--period N]
 Subtests (for --only, comma separated): ${all_subtests// /,}
 EOF
 }
@@ -112,7 +118,7 @@ parse_options()
 		-h|--help)
 			usage
 			exit 0;;
-		--hotplug|--churn|--flood-secs|--two-ctx-secs|--only|--workload)
+		--hotplug|--churn|--flood-secs|--two-ctx-secs|--only|--workload|--pmu|--period)
 			if [ $# -lt 2 ]
 			then
 				echo "$0: $1 needs a value" >&2
@@ -130,10 +136,24 @@ parse_options()
 		--two-ctx-secs) two_ctx_secs=$2;;
 		--only) only=${2//-/_};;
 		--workload) workload=$2;;
+		--pmu) ev_pmu=$2;;
+		--period) ev_period=$2;;
 		esac
 		shift 2
 	done
-	for t in "$nr_hotplug" "$nr_churn" "$flood_secs" "$two_ctx_secs"
+	if [ -n "$ev_pmu" ]
+	then
+		# the event of the subtests: config 0 of the PMU named so
+		if ! read -r ev_type 2> /dev/null \
+			< "/sys/bus/event_source/devices/$ev_pmu/type"
+		then
+			echo "$0: no PMU '$ev_pmu' in /sys/bus/event_source/devices" >&2
+			exit 1
+		fi
+		ev_config=0
+	fi
+	for t in "$nr_hotplug" "$nr_churn" "$flood_secs" "$two_ctx_secs" \
+		${ev_period:+"$ev_period"}
 	do
 		if ! [[ "$t" =~ ^[0-9]+$ ]]
 		then

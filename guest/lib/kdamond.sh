@@ -49,7 +49,9 @@ reset_kdamonds()
 }
 
 # setup_ctx K PERIOD AGGR_US SCHEME PID...: the context of kdamond K monitors
-# the PIDs (vaddr) with the page-faults event of sample_period PERIOD.  With
+# the PIDs (vaddr) with the page-faults event of sample_period PERIOD (or
+# the event of ev_type, ev_config and ev_period, where the caller sets them:
+# damon_perf_stress.sh --pmu, --period).  With
 # SCHEME 1, a stat scheme for every region, to read the regions through
 # update_schemes_tried_regions.
 setup_ctx()
@@ -66,8 +68,9 @@ setup_ctx()
 		monitoring_attrs/intervals/update_us 1000000 \
 		monitoring_attrs/nr_regions/min 10 \
 		monitoring_attrs/nr_regions/max 100 || abort "$write_msg"
-	write_attrs "$ev" nr_perf_events 1 0/type 1 0/config 2 0/freq N \
-		0/sample_period "$period" 0/exclude_kernel N \
+	write_attrs "$ev" nr_perf_events 1 0/type "${ev_type:-1}" \
+		0/config "${ev_config:-2}" 0/freq N \
+		0/sample_period "${ev_period:-$period}" 0/exclude_kernel N \
 		0/sample_phys_addr N || abort "$write_msg"
 	wr "$c/targets/nr_targets" "$#"
 	for pid in "$@"
