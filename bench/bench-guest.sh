@@ -43,7 +43,7 @@ RING_ORDERS=${RING_ORDERS:-10 8 7 6 5 4}
 
 A=/sys/kernel/mm/damon/admin/kdamonds
 C=$A/0/contexts/0
-P=$C/monitoring_attrs/sample/perf_events
+P=$C/monitoring_attrs/perf_events
 B=/sys/kernel/debug/damon_perf_bench
 S=/sys/kernel/debug/damon/perf_stats
 T=/sys/kernel/tracing

@@ -350,7 +350,7 @@ setup_damon() {
 	local C=$KD/contexts P
 	write_attrs "$C" nr_contexts 1 0/operations vaddr \
 		0/targets/nr_targets 1 0/targets/0/pid_target "$wl_pid" || return
-	P=$C/0/monitoring_attrs/sample/perf_events
+	P=$C/0/monitoring_attrs/perf_events
 	if [ ! -d "$P" ]; then
 		echo 0 >"$A/nr_kdamonds"
 		KD=""

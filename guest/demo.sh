@@ -39,7 +39,7 @@ echo 18446744073709551615 >$AP/sz/max
 echo 4294967295 >$AP/nr_accesses/max
 echo 4294967295 >$AP/age/max
 if [ "$mode" = perf ]; then
-	P=$C/0/monitoring_attrs/sample/perf_events
+	P=$C/0/monitoring_attrs/perf_events
 	echo 1 >$P/nr_perf_events
 	echo 1 >$P/0/type		# PERF_TYPE_SOFTWARE
 	echo 2 >$P/0/config		# PERF_COUNT_SW_PAGE_FAULTS

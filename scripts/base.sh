@@ -19,7 +19,7 @@ if [ ! -f "$stamp" ]; then
 	rm -rf "$BASE_GIT"
 	tmp=$(mktemp -d "$CACHE/unpack.XXXXXX")
 	tar -C "$tmp" -xf "$BASE_TARBALL"
-	mv "$tmp/linux-source-6.12" "$PRISTINE"
+	mv "$tmp/linux-source-$BASE_SERIES" "$PRISTINE"
 	rmdir "$tmp"
 	chmod -R a-w "$PRISTINE"
 	touch "$stamp"
@@ -41,7 +41,7 @@ if ! git --git-dir="$BASE_GIT" rev-parse -q --verify refs/tags/base >/dev/null 2
 		git hash-object -w --stdin)
 	git update-index --cacheinfo "100644,$gi,.gitignore"
 	tree=$(git write-tree)
-	debver=$(dpkg-query -W -f='${Version}' "$BASE_PKG" 2>/dev/null || echo unknown)
+	debver=$(deb_version "$BASE_PKG")
 	commit=$(GIT_AUTHOR_NAME="damon-perf base" GIT_AUTHOR_EMAIL="base@localhost" \
 		GIT_COMMITTER_NAME="damon-perf base" GIT_COMMITTER_EMAIL="base@localhost" \
 		GIT_AUTHOR_DATE="2000-01-01T00:00:00Z" GIT_COMMITTER_DATE="2000-01-01T00:00:00Z" \

@@ -195,9 +195,11 @@ lane_join
 # DAMON's DAMOS tests that judge kdamond's timing against the wall clock
 # (damos_apply_interval.py wants a ratio of >= 9 between two apply
 # intervals: 61 / 7 = 8.7 failed beside two busy lanes) run alone at the
-# end, when nothing else competes for the CPUs.  damos_quota.py is in
-# tests/kselftest-denylist: its race fails it on the pristine base too.
-timing_tests="damon:damos_apply_interval.py damon:damos_quota_goal.py damon:damos_tried_regions.py"
+# end, when nothing else competes for the CPUs.  damos_quota.py with them:
+# on 6.12 its race (an exceed in the last charge window before access_memory
+# exits is never counted) failed it in 1 of 24 runs of the base with both
+# host CPUs busy, none idle; it passed on the 7.3.4 base.
+timing_tests="damon:damos_apply_interval.py damon:damos_quota_goal.py damon:damos_tried_regions.py damon:damos_quota.py"
 guest_selftests() {
 	stage kselftest-sysfs env KSELFTEST_TAG=sysfs KSELFTEST_CPUS=1 \
 		bash "$TOP/scripts/kselftest.sh" on damon:sysfs.sh
@@ -213,6 +215,7 @@ for v in $(variants); do
 	stage "kunit-$v" bash "$TOP/scripts/kunit.sh" "$v"
 done
 stage consumers bash "$TOP/scripts/consumers.sh" on
+stage damo bash "$TOP/scripts/damo.sh" on
 stage stress-fast bash "$TOP/scripts/stress.sh" on fast
 stage testpmu bash "$TOP/scripts/testpmu.sh" run
 lane_join

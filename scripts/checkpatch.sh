@@ -4,8 +4,8 @@
 # patches/series.  Clean means 0 errors, 0 warnings and 0 checks.
 # checkpatch warns "does MAINTAINERS need updating?" on every added file,
 # whether or not an entry covers it; instead of that warning this checks
-# that get_maintainer.pl finds the DATA ACCESS MONITOR (DAMON) section for
-# every file the patch adds.
+# that get_maintainer.pl finds the DAMON section ("DATA ACCESS MONITOR"
+# before 7.x) for every file the patch adds.
 . "$(dirname "$0")/lib.sh"
 
 [ -d "$SRC/.git" ] || die "checkpatch: no expanded tree at $SRC"
@@ -13,13 +13,15 @@ n=0 bad=0
 while IFS= read -r p; do
 	case "$p" in ''|'#'*) continue ;; esac
 	n=$((n + 1))
-	res=$(cd "$SRC" && perl scripts/checkpatch.pl --strict --no-summary-file \
+	# Debian's python3 first: checkpatch.pl runs scripts/spdxcheck.py,
+	# which needs python3-ply (deps.sh), not a python3 of a user's PATH
+	res=$(cd "$SRC" && PATH=/usr/bin:$PATH perl scripts/checkpatch.pl --strict --no-summary-file \
 		--show-types --ignore FILE_PATH_CHANGES "$PATCHES/$p" 2>&1) || true
 	uncovered=""
 	for f in $(awk '/^--- \/dev\/null/ {getline; sub(/^\+\+\+ b\//, ""); print}' "$PATCHES/$p"); do
 		sections=$(cd "$SRC" && perl scripts/get_maintainer.pl --no-git \
 			--no-git-fallback --sections -f "$f" </dev/null 2>/dev/null) || true
-		grep -qx 'DATA ACCESS MONITOR' <<<"$sections" || uncovered+=" $f"
+		grep -qxE 'DAMON|DATA ACCESS MONITOR' <<<"$sections" || uncovered+=" $f"
 	done
 	total=$(grep -E '^total: ' <<<"$res" || echo "total: (no result)")
 	if [ -n "$uncovered" ]; then

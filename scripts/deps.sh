@@ -1,6 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# Install the base kernel source and every build/test dependency (apt-get).
+# Install every build/test dependency (apt-get), and fetch the base kernel
+# source and damo, of Debian suites the machine doesn't use, unpacked.
 # Idempotent: does nothing when everything is already installed.
 . "$(dirname "$0")/lib.sh"
 
@@ -8,6 +9,8 @@ PKGS=(
 	# kernel build
 	build-essential flex bison bc libelf-dev libssl-dev dwarves cpio kmod
 	rsync python3 xz-utils git ccache sparse perl
+	# checkpatch.pl runs scripts/spdxcheck.py, which needs ply
+	python3-ply
 	# VM and guest tools (the guest runs the host root over 9p)
 	qemu-system-x86 busybox-static procps stress-ng
 	# cross builds of mm/damon (scripts/cross-check.sh; i386 uses the host gcc)
@@ -23,35 +26,68 @@ for p in "${PKGS[@]}"; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'ok installed' ||
 		missing+=("$p")
 done
-have_src=$(dpkg-query -W -f='${Version}' "$BASE_PKG" 2>/dev/null || true)
 
-if [ ${#missing[@]} -eq 0 ] && [ -n "$have_src" ] && [ -f "$BASE_TARBALL" ]; then
-	log "deps: all installed ($BASE_PKG $have_src)"
+# unpacked: PKG VERSION: whether deps.sh unpacked VERSION of PKG into $DEBS
+unpacked() { [ "$(deb_version "$1")" = "$2" ] && [ -d "$DEBS/$1" ]; }
+
+if [ ${#missing[@]} -eq 0 ] && unpacked "$BASE_PKG" "$BASE_DEB_VERSION" &&
+	[ -f "$BASE_TARBALL" ] && unpacked "$DAMO_PKG" "$DAMO_DEB_VERSION"; then
+	log "deps: all installed ($BASE_PKG $BASE_DEB_VERSION, $DAMO_PKG $DAMO_DEB_VERSION unpacked in $DEBS)"
 	exit 0
 fi
 
 export DEBIAN_FRONTEND=noninteractive
-log "deps: apt-get update"
-apt-get update -q >"$LOGS/apt-update.log" 2>&1 ||
-	die "apt-get update failed, see $LOGS/apt-update.log"
-
 if [ ${#missing[@]} -gt 0 ]; then
+	log "deps: apt-get update"
+	apt-get update -q >"$LOGS/apt-update.log" 2>&1 ||
+		die "apt-get update failed, see $LOGS/apt-update.log"
 	log "deps: installing ${missing[*]}"
 	apt-get install -y -q --no-install-recommends "${missing[@]}" \
 		>"$LOGS/apt-install.log" 2>&1 ||
 		die "apt-get install failed, see $LOGS/apt-install.log"
 fi
 
-if [ -z "$have_src" ] || [ ! -f "$BASE_TARBALL" ]; then
-	log "deps: installing $BASE_PKG=$BASE_DEB_VERSION (150 MB)"
-	if ! apt-get install -y -q --no-install-recommends \
-		"$BASE_PKG=$BASE_DEB_VERSION" >>"$LOGS/apt-install.log" 2>&1; then
-		[ -n "${BASE_DEB_FALLBACK:-}" ] ||
-			die "$BASE_PKG=$BASE_DEB_VERSION not installable; set BASE_DEB_FALLBACK=1 to take the newest 6.12 (the series may then need a rebase)"
-		log "deps: WARNING pinned base not available, taking newest $BASE_PKG"
-		apt-get install -y -q --no-install-recommends "$BASE_PKG" \
-			>>"$LOGS/apt-install.log" 2>&1 ||
-			die "apt-get install $BASE_PKG failed, see $LOGS/apt-install.log"
+# The base and damo are of Debian suites the machine doesn't use (the
+# harness's apt/sources.list): apt gets their indexes into a state dir of
+# the harness's own, 'apt-get download' fetches the exact versions, and
+# dpkg-deb -x unpacks them into $DEBS.  Nothing is installed, and the
+# machine's sources, pins and package states don't change.
+apt_state=$CACHE/apt
+apt_opts=(
+	-o "Dir::Etc::SourceList=$TOP/apt/sources.list"
+	-o "Dir::Etc::SourceParts=/dev/null"
+	-o "Dir::State::Lists=$apt_state/lists"
+	-o "Dir::Cache=$apt_state/cache"
+	-o "APT::Get::List-Cleanup=0"
+)
+fetched=0
+fetch_unpack() {
+	local pkg=$1 ver=$2 deb tmp
+	unpacked "$pkg" "$ver" && return 0
+	if [ "$fetched" -eq 0 ]; then
+		log "deps: apt-get update of the harness's sources (apt/sources.list)"
+		mkdir -p "$apt_state/lists/partial" "$apt_state/cache/archives/partial"
+		apt-get "${apt_opts[@]}" update -q >"$LOGS/apt-update-extra.log" 2>&1 ||
+			die "apt-get update of apt/sources.list failed, see $LOGS/apt-update-extra.log"
+		fetched=1
 	fi
-fi
-log "deps: done ($BASE_PKG $(dpkg-query -W -f='${Version}' "$BASE_PKG"))"
+	log "deps: fetching $pkg=$ver"
+	tmp=$(mktemp -d "$CACHE/deb.XXXXXX")
+	# _apt downloads into a directory that it can write
+	chmod 777 "$tmp"
+	(cd "$tmp" && apt-get "${apt_opts[@]}" download -q "$pkg=$ver") \
+		>"$LOGS/apt-download-$pkg.log" 2>&1 ||
+		die "apt-get download $pkg=$ver failed, see $LOGS/apt-download-$pkg.log"
+	deb=$(ls "$tmp"/"${pkg}"_*.deb)
+	rm -rf "$DEBS/$pkg" "$DEBS/$pkg.version"
+	mkdir -p "$DEBS"
+	dpkg-deb -x "$deb" "$DEBS/$pkg.tmp" || die "dpkg-deb -x $deb failed"
+	mv "$DEBS/$pkg.tmp" "$DEBS/$pkg"
+	echo "$ver" >"$DEBS/$pkg.version"
+	rm -rf "$tmp"
+}
+mkdir -p "$CACHE"
+fetch_unpack "$BASE_PKG" "$BASE_DEB_VERSION"
+[ -f "$BASE_TARBALL" ] || die "$BASE_PKG $BASE_DEB_VERSION has no $BASE_TARBALL"
+fetch_unpack "$DAMO_PKG" "$DAMO_DEB_VERSION"
+log "deps: done ($BASE_PKG $(deb_version "$BASE_PKG"), $DAMO_PKG $(deb_version "$DAMO_PKG") in $DEBS)"

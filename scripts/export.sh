@@ -15,7 +15,7 @@ cd "$SRC"
 git am --abort >/dev/null 2>&1 || true
 
 KVER=$(make -s -C "$PRISTINE" kernelversion)
-DEBVER=$(dpkg-query -W -f='${Version}' "$BASE_PKG" 2>/dev/null || echo unknown)
+DEBVER=$(deb_version "$BASE_PKG")
 base_line="Base: Linux $KVER, Debian $BASE_PKG $DEBVER"
 P=$PATCHES
 cover=$P/0000-cover-letter.patch

@@ -11,8 +11,11 @@ out=$TOP/send/get_maintainer.txt
 tmp=$(mktemp)
 trap 'rm -f "$tmp"' EXIT
 
+# 7.3's get_maintainer.pl orders recipients of equal rank by Perl's hash
+# order, which is randomized per run: a fixed seed makes the list stable.
 gm() {	# recipients of patch files "$@", one per line with their roles
-	(cd "$SRC" && perl scripts/get_maintainer.pl --no-git --no-git-fallback \
+	(cd "$SRC" && PERL_HASH_SEED=0 PERL_PERTURB_KEYS=0 \
+		perl scripts/get_maintainer.pl --no-git --no-git-fallback \
 		--no-tree "$@" </dev/null 2>/dev/null)
 }
 {

@@ -11,14 +11,25 @@ MAIN_SRC=$BUILD/linux                 # expanded working tree (git)
 SRC=${DAMON_PERF_SRC:-$MAIN_SRC}      # the tree a script works on (see hist_tree)
 HIST=$BUILD/linux-hist                # a clone for builds of other commits
 PATCHES=${PATCHES:-$TOP/patches}      # the patch queue (expand reads, export writes)
-# Debian package that carries the base tree; the version is pinned so that
-# the series always meets the same base.  BASE_DEB_FALLBACK allows the
-# newest 6.12 package when the pinned one has left the archive.
-BASE_PKG=linux-source-6.12
-BASE_DEB_VERSION=${BASE_DEB_VERSION:-6.12.117-1~deb12u1}
-BASE_TARBALL=/usr/src/linux-source-6.12.tar.xz
-PRISTINE=$CACHE/linux-source-6.12      # read-only unpacked base
-BASE_GIT=$CACHE/base.git               # bare repo holding the base commit
+# Debian package that carries the base tree, and its version, pinned so that
+# the series always meets the same base.  It is of Debian's trixie-backports
+# suite, which this Debian 12 machine doesn't use: scripts/deps.sh fetches it
+# with a sources list of the harness's own (apt/) and unpacks it with
+# dpkg-deb -x into $DEBS, which installs nothing and changes nothing else.
+BASE_PKG=linux-source-7.3
+BASE_DEB_VERSION=${BASE_DEB_VERSION:-7.3.4-1~bpo13+1}
+BASE_SERIES=7.3
+DEBS=$CACHE/debs                       # packages unpacked by deps.sh
+BASE_TARBALL=$DEBS/$BASE_PKG/usr/src/linux-source-$BASE_SERIES.tar.xz
+PRISTINE=$CACHE/linux-source-$BASE_SERIES  # read-only unpacked base
+BASE_GIT=$CACHE/base-$BASE_SERIES.git      # bare repo holding the base commit
+# damo, DAMON's user space tool (Debian sid, an 'all' package), unpacked the
+# same way; the guests run it from there (check stage 'damo')
+DAMO_PKG=damo
+DAMO_DEB_VERSION=${DAMO_DEB_VERSION:-3.4.1-1}
+DAMO_ROOT=$DEBS/$DAMO_PKG
+# deb_version PKG: the version of PKG that deps.sh unpacked, or 'unknown'
+deb_version() { cat "$DEBS/$1.version" 2>/dev/null || echo unknown; }
 JOBS=${JOBS:-$(nproc)}
 
 export CCACHE_DIR=${CCACHE_DIR:-$CACHE/ccache}

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 # static-check.sh VARIANT: rebuild mm/damon/ with sparse on every file (C=2)
 # and W=1; fail on any warning in mm/damon/ or include/linux/damon.h that is
-# not in tests/static-baseline (the ones the pristine 6.12 base already has);
+# not in tests/static-baseline (the ones the pristine base already has);
 # and fail if an overflow handler calls a damon_perf_observe_* function
 # instead of inlining it (objdump of ops-common.o).
 . "$(dirname "$0")/lib.sh"

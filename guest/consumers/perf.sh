@@ -7,8 +7,8 @@
 # judge_lines.
 #
 # Debian's /usr/bin/perf may be the wrapper of linux-base: a script that
-# execs perf_<major.minor of the running kernel>, which fails for our 6.12
-# guest kernel ("linux-perf-6.12 is not installed") as only perf_6.1 or so
+# execs perf_<major.minor of the running kernel>, which fails for our 7.3
+# guest kernel ("linux-perf-7.3 is not installed") as only perf_6.1 or so
 # is installed.  Debian 12's single linux-perf package (6.1) instead installs
 # the real binary as /usr/bin/perf and diverts the wrapper to
 # /usr/bin/perf.wrapper; older releases have /usr/bin/perf_X.Y.  So take the

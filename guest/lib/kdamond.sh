@@ -60,7 +60,7 @@ setup_ctx()
 	local c=$kdamonds_dir/$1/contexts/0 ev i=0 pid s
 
 	shift 4
-	ev=$c/monitoring_attrs/sample/perf_events
+	ev=$c/monitoring_attrs/perf_events
 	[ -d "$ev" ] || skip_subtest "no perf_events directory ($ev)"
 	write_attrs "$c" operations vaddr \
 		monitoring_attrs/intervals/sample_us 5000 \

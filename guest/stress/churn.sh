@@ -30,7 +30,7 @@ subtest_churn()
 		if ((i % 5 == 4))
 		then
 			period=$((period == 1 ? 2 : 1))
-			wr "$kdamonds_dir/0/contexts/0/monitoring_attrs/sample/perf_events/0/sample_period" "$period"
+			wr "$kdamonds_dir/0/contexts/0/monitoring_attrs/perf_events/0/sample_period" "$period"
 			if ! try_write "$kdamonds_dir/0/state" commit
 			then
 				fail "cycle $i: commit failed: $write_err"

@@ -64,7 +64,7 @@ run_late()
 	reset_kdamonds 1
 	setup_ctx 0 1000 100000 0 "$wl_pid"
 	c=$kdamonds_dir/0/contexts/0
-	ev=$c/monitoring_attrs/sample/perf_events
+	ev=$c/monitoring_attrs/perf_events
 	write_attrs "$ev/0" type "$pmu_type" config 3 precise_ip 0 \
 		wakeup_events 0 || abort "$write_msg"
 	snap before

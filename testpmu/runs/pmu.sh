@@ -95,7 +95,7 @@ run_pmu()
 			"$tmpdir/target") ($([ "$mode" = refault ] &&
 			echo "the biggest System RAM" || echo "the 2 MiB blocks of the workload's frames"))"
 	fi
-	ev=$kdamonds_dir/0/contexts/0/monitoring_attrs/sample/perf_events/0
+	ev=$kdamonds_dir/0/contexts/0/monitoring_attrs/perf_events/0
 	write_attrs "$ev" type "$type" config "$config" precise_ip "$precise" \
 		wakeup_events 0 || abort "$write_msg"
 	if $testpmu
@@ -271,7 +271,7 @@ run_nointr()
 	reset_kdamonds 1
 	setup_ctx 0 1000 100000 0 $$
 	c=$kdamonds_dir/0/contexts/0
-	ev=$c/monitoring_attrs/sample/perf_events
+	ev=$c/monitoring_attrs/perf_events
 	# ibs shape: its period must be a multiple of 16
 	write_attrs "$ev/0" type "$type" config 0 sample_period 1008 \
 		precise_ip 0 wakeup_events 0 || abort "$write_msg"
