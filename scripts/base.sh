@@ -25,6 +25,22 @@ if [ ! -f "$stamp" ]; then
 	touch "$stamp"
 fi
 KVER=$(make -s -C "$PRISTINE" kernelversion)
+debver=$(deb_version "$BASE_PKG")
+# The message names the tarball by its path in the package, not where deps.sh
+# unpacked it (which depends on DAMON_PERF_CACHE): the base commit, and so
+# the queue's base-commit, is the same on every machine.
+msg="Linux $KVER (Debian $BASE_PKG $debver)
+
+Pristine tree of /usr/src/linux-source-$BASE_SERIES.tar.xz of the
+package, with one change: the Debian stanza at the end of the top-level
+.gitignore (\"/*\", \"!/debian/\"), which ignores the whole tree, is
+removed so that git sees new files."
+# A base commit of another message (an older harness's) is made again.
+if git --git-dir="$BASE_GIT" rev-parse -q --verify refs/tags/base >/dev/null 2>&1 &&
+	[ "$(git --git-dir="$BASE_GIT" log -1 --format=%B base)" != "$msg" ]; then
+	log "base: $BASE_GIT holds a base commit of another message: making it again"
+	rm -rf "$BASE_GIT"
+fi
 
 if ! git --git-dir="$BASE_GIT" rev-parse -q --verify refs/tags/base >/dev/null 2>&1; then
 	log "base: committing the pristine $KVER tree (~90k files, ~2.5 min)"
@@ -41,18 +57,10 @@ if ! git --git-dir="$BASE_GIT" rev-parse -q --verify refs/tags/base >/dev/null 2
 		git hash-object -w --stdin)
 	git update-index --cacheinfo "100644,$gi,.gitignore"
 	tree=$(git write-tree)
-	debver=$(deb_version "$BASE_PKG")
 	commit=$(GIT_AUTHOR_NAME="damon-perf base" GIT_AUTHOR_EMAIL="base@localhost" \
 		GIT_COMMITTER_NAME="damon-perf base" GIT_COMMITTER_EMAIL="base@localhost" \
 		GIT_AUTHOR_DATE="2000-01-01T00:00:00Z" GIT_COMMITTER_DATE="2000-01-01T00:00:00Z" \
-		git commit-tree "$tree" <<MSG
-Linux $KVER (Debian $BASE_PKG $debver)
-
-Pristine tree of $BASE_TARBALL, with one change: the Debian
-stanza at the end of the top-level .gitignore ("/*", "!/debian/"),
-which ignores the whole tree, is removed so that git sees new files.
-MSG
-)
+		git commit-tree "$tree" <<<"$msg")
 	git tag base "$commit"
 	rm -f "$GIT_INDEX_FILE"
 	unset GIT_DIR GIT_WORK_TREE GIT_INDEX_FILE
