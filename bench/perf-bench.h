@@ -116,9 +116,10 @@ static struct damon_ctx *damon_bench_ctx(enum damon_ops_id id,
 					 unsigned long sz)
 {
 	struct damon_ctx *ctx = damon_new_ctx();
+	struct damon_addr_range *ranges;
 	struct damon_target *t;
-	struct damon_region *r;
 	unsigned long i;
+	int err;
 
 	if (!ctx)
 		return NULL;
@@ -130,12 +131,19 @@ static struct damon_ctx *damon_bench_ctx(enum damon_ops_id id,
 	if (damon_target_has_pid(ctx))
 		t->pid = get_task_pid(current, PIDTYPE_PID);
 	damon_add_target(ctx, t);
+	/* damon_add_region() is static since 7.x: the regions as ranges */
+	ranges = kvmalloc_array(nr_regions, sizeof(*ranges), GFP_KERNEL);
+	if (!ranges)
+		goto fail;
 	for (i = 0; i < nr_regions; i++) {
-		r = damon_new_region(start + i * sz, start + (i + 1) * sz);
-		if (!r)
-			goto fail;
-		damon_add_region(r, t);
+		ranges[i].start = start + i * sz;
+		ranges[i].end = start + (i + 1) * sz;
 	}
+	/* the target has no region yet: added in order, in linear time */
+	err = damon_set_regions(t, ranges, nr_regions, 1);
+	kvfree(ranges);
+	if (err)
+		goto fail;
 	if (damon_report_rings_alloc(ctx))
 		goto fail;
 	return ctx;
