@@ -98,9 +98,14 @@ static void damon_bench_destroy_ctx(struct damon_ctx *ctx)
 
 	/* This drains the rings, and reads the pids of the targets */
 	damon_report_rings_release(ctx);
-	/* &damon_target->pid is NULL for the physical address space */
-	damon_for_each_target(t, ctx)
-		put_pid(t->pid);
+	/*
+	 * On 7.x, destroying a target calls &damon_operations->cleanup_target,
+	 * which puts the pid for vaddr; without one, put it here
+	 * (&damon_target->pid is NULL for the physical address space)
+	 */
+	if (!ctx->ops.cleanup_target)
+		damon_for_each_target(t, ctx)
+			put_pid(t->pid);
 	damon_destroy_ctx(ctx);
 }
 
