@@ -17,6 +17,13 @@
 # the guest's clock advances 1 ns per instruction that a vCPU executes: a
 # time the guest measures is then an instruction count (make bench's
 # deterministic mode).  The vCPUs take turns on one host thread.
+# VM_RANDMAPS=1: keep user-space address randomization on.  By default the
+# guest boots with norandmaps: TCG finds a block it translated by its guest
+# virtual address, so with randomized mappings every exec translates ld.so
+# and libc again (qht_lookup_custom and tcg_gen_code were a quarter of
+# QEMU's time).  DAMON's 7.3 sysfs.sh on one vCPU: 427 s randomized, 113 s
+# with norandmaps (2026-12-02, beside a kernel build).  It changes where
+# mmap() places a mapping, not which kernel code runs.
 . "$(dirname "$0")/lib.sh"
 
 name=run cpus=2 mem=1024 timeout=600 append=""
@@ -77,7 +84,9 @@ fi
 cmdline="console=ttyS0,115200 earlyprintk=serial root=hostroot rootfstype=9p"
 cmdline+=" rootflags=trans=virtio,version=9p2000.L,msize=262144,cache=loose ro"
 cmdline+=" init=$TOP/guest/init.sh panic=-1 panic_on_warn=1 oops=panic"
-cmdline+=" nokaslr DP_TOP=$TOP DP_BUILD=$BUILD $append"
+cmdline+=" nokaslr DP_TOP=$TOP DP_BUILD=$BUILD"
+[ "${VM_RANDMAPS:-0}" = 1 ] || cmdline+=" norandmaps"
+cmdline+=" $append"
 
 log "vm-run: booting $variant ($accel, $cpus CPUs, ${mem}M) for '$*' [log: $out]"
 start=$SECONDS
