@@ -56,6 +56,14 @@ mount_tmpfs /run
 for d in /var/tmp /var/log /root; do
 	mount_tmpfs "$d" 2>/dev/null
 done
+# drgn (DAMON's drgn-based kselftests) reads the running kernel through
+# /proc/kcore, and its debug info from vmlinux in a standard place, e.g.
+# /boot/vmlinux-RELEASE.  On a kernel with /proc/kcore, a tmpfs over /boot
+# (the guest's only) holds that name, a link to the booted kernel's vmlinux
+# (DP_VMLINUX, from vm-run.sh).
+if [ -e /proc/kcore ] && [ -f "${DP_VMLINUX:-}" ] && mount_tmpfs /boot; then
+	ln -s "$DP_VMLINUX" "/boot/vmlinux-$(uname -r)"
+fi
 mount -t debugfs debugfs /sys/kernel/debug 2>/dev/null
 mount -t tracefs tracefs /sys/kernel/tracing 2>/dev/null
 mkdir -p /tmp/out

@@ -170,6 +170,9 @@ compile_checks() {
 		done
 	done
 	det cross-arm64-noperf bash "$TOP/scripts/cross-check.sh" arm64 noperf
+	# the kernel of kselftest-drgn: 'on' plus /proc/kcore and DWARF (every
+	# object is built again, with -g)
+	stage build-drgn bash "$TOP/scripts/build.sh" drgn
 }
 
 stage deps bash "$TOP/scripts/deps.sh" || finish
@@ -221,6 +224,11 @@ stage testpmu bash "$TOP/scripts/testpmu.sh" run
 lane_join
 # shellcheck disable=SC2086
 stage kselftest-timing env KSELFTEST_TAG=timing bash "$TOP/scripts/kselftest.sh" on $timing_tests
+# DAMON's drgn-based tests (sysfs.py: the kdamond's parameters as drgn reads
+# them after a commit; sysfs_no_op_commit_break.py) on the kernel that drgn
+# can read, built by the compile lane
+# shellcheck disable=SC2086
+stage kselftest-drgn env KSELFTEST_TAG=drgn KSELFTEST_CPUS=1 bash "$TOP/scripts/kselftest.sh" drgn $DRGN_TESTS
 
 stage clean-checkout bash -c '[ "$(git -C "$1" status --porcelain --untracked-files=all)" = "$2" ] ||
 	{ echo "ERROR: the checkout differs from how check found it:"; git -C "$1" status --short; exit 1; }

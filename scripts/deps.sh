@@ -19,6 +19,9 @@ PKGS=(
 	python3-sphinx python3-sphinx-rtd-theme
 	# tracing consumers run in the guest (scripts/consumers.sh)
 	linux-perf trace-cmd bpftrace
+	# DAMON's drgn-based kselftests (sysfs.py, sysfs_no_op_commit_break.py),
+	# run in the guest on the 'drgn' variant (check stage kselftest-drgn)
+	python3-drgn
 )
 
 missing=()

@@ -26,11 +26,19 @@ run_logged "kselftest-build$tag" make -C "$SRC/tools/testing/selftests" \
 if [ $# -gt 0 ]; then
 	tests=("$@")
 else
+	# DAMON's drgn-based tests read the running kernel with drgn, which
+	# needs /proc/kcore and the kernel's DWARF debug info: they run on a
+	# variant that has both ('drgn', kconfig/observe-drgn.config), not here.
+	nodrgn=""
+	grep -q '^CONFIG_PROC_KCORE=y' "$(objdir "$variant")/.config" &&
+		grep -q '^CONFIG_DEBUG_INFO=y' "$(objdir "$variant")/.config" ||
+		nodrgn=" $DRGN_TESTS "
 	mapfile -t tests < <(grep -v '^$' "$inst/kselftest-list.txt" | while read -r t; do
 		grep -q "^$t[[:space:]]" "$TOP/tests/kselftest-denylist" ||
-			[[ " ${KSELFTEST_EXCLUDE:-} " == *" $t "* ]] || echo "$t"
+			[[ " ${KSELFTEST_EXCLUDE:-} $nodrgn " == *" $t "* ]] || echo "$t"
 	done)
 	[ -z "${KSELFTEST_EXCLUDE:-}" ] || log "kselftest: not run here (another run has them): $KSELFTEST_EXCLUDE"
+	[ -z "$nodrgn" ] || log "kselftest: not run on $variant (no /proc/kcore or no DWARF; they run on the drgn variant):$nodrgn"
 	denied=$(grep -c '^[a-z]' "$TOP/tests/kselftest-denylist" || true)
 	log "kselftest: ${#tests[@]} tests to run, $denied denylisted (tests/kselftest-denylist)"
 fi

@@ -197,6 +197,10 @@ stage_guest() {
 # Known config variants (kconfig fragments applied on top of tinyconfig).
 variants() { echo "on off"; }
 
+# DAMON's kselftests that read the running kernel with drgn: they need a
+# kernel with /proc/kcore and DWARF debug info, the 'drgn' variant
+DRGN_TESTS="damon:sysfs.py damon:sysfs_no_op_commit_break.py"
+
 # run_logged NAME CMD...: run CMD, output to $LOGS/NAME.log; on failure show
 # the tail of the log.
 run_logged() {

@@ -84,7 +84,7 @@ fi
 cmdline="console=ttyS0,115200 earlyprintk=serial root=hostroot rootfstype=9p"
 cmdline+=" rootflags=trans=virtio,version=9p2000.L,msize=262144,cache=loose ro"
 cmdline+=" init=$TOP/guest/init.sh panic=-1 panic_on_warn=1 oops=panic"
-cmdline+=" nokaslr DP_TOP=$TOP DP_BUILD=$BUILD"
+cmdline+=" nokaslr DP_TOP=$TOP DP_BUILD=$BUILD DP_VMLINUX=$(objdir "$variant")/vmlinux"
 [ "${VM_RANDMAPS:-0}" = 1 ] || cmdline+=" norandmaps"
 cmdline+=" $append"
 
