@@ -19,7 +19,7 @@ i386)	cross= ;;	# the host's gcc builds 32-bit x86 kernels (-m32)
 esac
 command -v "${cross}gcc" >/dev/null ||
 	die "cross-check: ${cross}gcc missing (scripts/deps.sh installs it)"
-command -v sparse >/dev/null || die "cross-check: sparse missing (scripts/deps.sh)"
+[ -x "$SPARSE" ] || die "cross-check: no $SPARSE (scripts/deps.sh builds it)"
 [ -d "$SRC/.git" ] || die "no expanded tree at $SRC: run scripts/expand.sh"
 
 O=$SRC/.out-$arch-$variant
@@ -62,6 +62,11 @@ for sym in DAMON DAMON_VADDR DAMON_PADDR DAMON_SYSFS DAMON_KUNIT_TEST \
 	grep -qx "CONFIG_$sym=y" "$O/.config" ||
 		{ echo "CONFIG_$sym is not y" >&2; bad=$((bad + 1)); }
 done
+if [ "$arch" = arm64 ] && [ "$variant" != noperf ] &&
+	! grep -qx 'CONFIG_ARM_SPE_PMU=y' "$O/.config"; then
+	echo "CONFIG_ARM_SPE_PMU is not y" >&2
+	bad=$((bad + 1))
+fi
 if [ "$variant" = noperf ] && grep -qx 'CONFIG_PERF_EVENTS=y' "$O/.config"; then
 	echo "CONFIG_PERF_EVENTS is y for variant noperf" >&2
 	bad=$((bad + 1))
@@ -73,26 +78,50 @@ obs=$(grep -E '^CONFIG_DAMON_PERF_OBSERVE=' "$O/.config" | cut -d= -f2 || true)
 [ -z "${store:-}" ] || config_to_cache "$key" "$O"
 bits=$(grep -q '^CONFIG_64BIT=y' "$O/.config" && echo 64 || echo 32)
 
+# With perf events, perf core too: the series' kernel-owned AUX buffers
+# (kernel/events/), and on arm64 the SPE driver that writes such a buffer.
+targets=(mm/damon/)
+if [ "$variant" != noperf ]; then
+	targets+=(kernel/events/)
+	[ "$arch" != arm64 ] || targets+=(drivers/perf/arm_spe_pmu.o)
+fi
 start=$SECONDS
-log "$name: make mm/damon/ C=2 W=1 ($bits-bit, -j$JOBS, ccache)"
-# Only mm/damon is rebuilt with sparse; kbuild prepares the rest first.
-# Its objects are removed first, so that every file is compiled (ccache
+log "$name: make ${targets[*]} C=2 W=1 ($bits-bit, -j$JOBS, ccache)"
+# Only these are rebuilt with sparse; kbuild prepares the rest first.
+# Their objects are removed first, so that every file is compiled (ccache
 # replays a cached compile's warnings) and W=1 cannot pass on old objects.
-find "$O/mm/damon" -name '*.o' -delete 2>/dev/null || true
+for t in "${targets[@]}"; do
+	find "$O/${t%.o}"* -name '*.o' -delete 2>/dev/null || true
+done
 with_progress "$name" "${kmake[@]}" -j"$JOBS" CC="ccache ${cross}gcc" \
-	C=2 W=1 mm/damon/ || die "$name: build failed (build/logs/$name.log)"
+	CHECK="$SPARSE" C=2 W=1 "${targets[@]}" || die "$name: build failed (build/logs/$name.log)"
+# kbuild drops C= with only a warning when the checker is not valid
+! grep -qE "$SPARSE_INVALID" "$LOGS/$name.log" ||
+	die "$name: kbuild did not run sparse ($(grep -m1 -E "$SPARSE_INVALID" "$LOGS/$name.log"))"
+grep -q '  CHECK   .*mm/damon/core.c' "$LOGS/$name.log" ||
+	die "$name: sparse did not check mm/damon/core.c"
 for o in core.o sysfs.o ops-common.o vaddr.o paddr.o perf/events.o perf/report.o; do
 	[ -f "$O/mm/damon/$o" ] || die "$name: mm/damon/$o was not built"
 done
 if [ "$variant" = on ]; then
 	[ -f "$O/mm/damon/perf/observe.o" ] || die "$name: mm/damon/perf/observe.o was not built"
 fi
+if [ "$variant" != noperf ]; then
+	[ -f "$O/kernel/events/core.o" ] || die "$name: kernel/events/core.o was not built"
+	[ "$arch" != arm64 ] || [ -f "$O/drivers/perf/arm_spe_pmu.o" ] ||
+		die "$name: drivers/perf/arm_spe_pmu.o was not built"
+fi
 
 grep -E '(mm/damon/|include/linux/damon\.h|include/trace/events/damon\.h).*: (warning|error):' \
 	"$LOGS/$name.log" | sed -E 's#^(\.\./)?##; s#:[0-9]+:[0-9]+:#:#; s#:[0-9]+:#:#' |
 	sort -u >"$LOGS/$name.txt" || true
 new=$(grep -vxF -f <(grep -v '^#' "$TOP/tests/static-baseline") "$LOGS/$name.txt" || true)
-log "$name: built in $((SECONDS - start)) s; $(wc -l <"$LOGS/$name.txt") sparse/W=1 warning(s) in DAMON files, $(grep -c . <<<"$new" || true) not in the baseline"
+# perf core has sparse warnings of its own: only the lines the series adds
+perf_new=$(series_line_warnings "$LOGS/$name.log" kernel/events include/linux/perf_event.h \
+	drivers/perf) || die "$name: reading the series' lines of perf core failed"
+new+=${perf_new:+$'\n'$perf_new}
+new=$(grep . <<<"$new" || true)
+log "$name: built in $((SECONDS - start)) s; $(wc -l <"$LOGS/$name.txt") sparse/W=1 warning(s) in DAMON and perf core files, $(grep -c . <<<"$new" || true) not in the baseline"
 if [ -n "$new" ]; then
 	echo "$new"
 	exit 1

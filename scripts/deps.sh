@@ -8,7 +8,7 @@
 PKGS=(
 	# kernel build
 	build-essential flex bison bc libelf-dev libssl-dev dwarves cpio kmod
-	rsync python3 xz-utils git ccache sparse perl
+	rsync python3 xz-utils git ccache perl
 	# checkpatch.pl runs scripts/spdxcheck.py, which needs ply
 	python3-ply
 	# VM and guest tools (the guest runs the host root over 9p)
@@ -34,7 +34,8 @@ done
 unpacked() { [ "$(deb_version "$1")" = "$2" ] && [ -d "$DEBS/$1" ]; }
 
 if [ ${#missing[@]} -eq 0 ] && unpacked "$BASE_PKG" "$BASE_DEB_VERSION" &&
-	[ -f "$BASE_TARBALL" ] && unpacked "$DAMO_PKG" "$DAMO_DEB_VERSION"; then
+	[ -f "$BASE_TARBALL" ] && unpacked "$DAMO_PKG" "$DAMO_DEB_VERSION" &&
+	[ -x "$SPARSE" ]; then
 	log "deps: all installed ($BASE_PKG $BASE_DEB_VERSION, $DAMO_PKG $DAMO_DEB_VERSION unpacked in $DEBS)"
 	exit 0
 fi
@@ -64,16 +65,19 @@ apt_opts=(
 	-o "APT::Get::List-Cleanup=0"
 )
 fetched=0
+# apt's indexes of the harness's sources, once per run
+apt_update_extra() {
+	[ "$fetched" -eq 0 ] || return 0
+	log "deps: apt-get update of the harness's sources (apt/sources.list)"
+	mkdir -p "$apt_state/lists/partial" "$apt_state/cache/archives/partial"
+	apt-get "${apt_opts[@]}" update -q >"$LOGS/apt-update-extra.log" 2>&1 ||
+		die "apt-get update of apt/sources.list failed, see $LOGS/apt-update-extra.log"
+	fetched=1
+}
 fetch_unpack() {
 	local pkg=$1 ver=$2 deb tmp
 	unpacked "$pkg" "$ver" && return 0
-	if [ "$fetched" -eq 0 ]; then
-		log "deps: apt-get update of the harness's sources (apt/sources.list)"
-		mkdir -p "$apt_state/lists/partial" "$apt_state/cache/archives/partial"
-		apt-get "${apt_opts[@]}" update -q >"$LOGS/apt-update-extra.log" 2>&1 ||
-			die "apt-get update of apt/sources.list failed, see $LOGS/apt-update-extra.log"
-		fetched=1
-	fi
+	apt_update_extra
 	log "deps: fetching $pkg=$ver"
 	tmp=$(mktemp -d "$CACHE/deb.XXXXXX")
 	# _apt downloads into a directory that it can write
@@ -93,4 +97,28 @@ mkdir -p "$CACHE"
 fetch_unpack "$BASE_PKG" "$BASE_DEB_VERSION"
 [ -f "$BASE_TARBALL" ] || die "$BASE_PKG $BASE_DEB_VERSION has no $BASE_TARBALL"
 fetch_unpack "$DAMO_PKG" "$DAMO_DEB_VERSION"
-log "deps: done ($BASE_PKG $(deb_version "$BASE_PKG"), $DAMO_PKG $(deb_version "$DAMO_PKG") in $DEBS)"
+
+# sparse, built from the source package of sid (lib.sh says why): the
+# upstream tarball only, no Debian patch is needed to build the binary.
+build_sparse() {
+	local tmp orig
+	[ -x "$SPARSE" ] && return 0
+	apt_update_extra
+	log "deps: building sparse from Debian's source package $SPARSE_SRC_PKG=$SPARSE_SRC_VERSION"
+	tmp=$(mktemp -d "$CACHE/sparse.XXXXXX")
+	chmod 777 "$tmp"
+	(cd "$tmp" && apt-get "${apt_opts[@]}" source --download-only -q \
+		"$SPARSE_SRC_PKG=$SPARSE_SRC_VERSION") >"$LOGS/apt-source-sparse.log" 2>&1 ||
+		die "apt-get source $SPARSE_SRC_PKG=$SPARSE_SRC_VERSION failed, see $LOGS/apt-source-sparse.log"
+	orig=$(ls "$tmp"/"${SPARSE_SRC_PKG}"_*.orig.tar.*) || die "no orig tarball of sparse"
+	mkdir "$tmp/src"
+	tar -C "$tmp/src" --strip-components=1 -xf "$orig" || die "unpacking $orig failed"
+	make -C "$tmp/src" -j"$JOBS" sparse >"$LOGS/sparse-build.log" 2>&1 ||
+		die "building sparse failed, see $LOGS/sparse-build.log"
+	rm -rf "$SPARSE_DIR"
+	mkdir -p "$SPARSE_DIR"
+	cp "$tmp/src/sparse" "$SPARSE" && rm -rf "$tmp"
+	log "deps: sparse in $SPARSE"
+}
+build_sparse
+log "deps: done ($BASE_PKG $(deb_version "$BASE_PKG"), $DAMO_PKG $(deb_version "$DAMO_PKG") in $DEBS, sparse $SPARSE_SRC_VERSION in $SPARSE_DIR)"

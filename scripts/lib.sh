@@ -28,6 +28,18 @@ BASE_GIT=$CACHE/base-$BASE_SERIES.git      # bare repo holding the base commit
 DAMO_PKG=damo
 DAMO_DEB_VERSION=${DAMO_DEB_VERSION:-3.4.1-1}
 DAMO_ROOT=$DEBS/$DAMO_PKG
+# sparse for C=1/C=2: 7.3's Makefile runs scripts/checker-valid.sh, which
+# wants __typeof_unqual__; Debian 12's sparse 0.6.4 lacks it, and kbuild
+# then prints a warning and checks nothing.  deps.sh builds the sparse of
+# Debian sid's source package (as a source: sid's binary needs glibc 2.38)
+# into $SPARSE_DIR; the static and cross checks run it and fail when kbuild
+# says it is not valid.
+SPARSE_SRC_PKG=sparse
+SPARSE_SRC_VERSION=${SPARSE_SRC_VERSION:-0.6.5~rc1-2}
+SPARSE_DIR=$CACHE/sparse-$SPARSE_SRC_VERSION
+SPARSE=$SPARSE_DIR/sparse
+# kbuild's message when C= is given but the checker is not valid
+SPARSE_INVALID='specified, but .* is not available or not up to date'
 # deb_version PKG: the version of PKG that deps.sh unpacked, or 'unknown'
 deb_version() { cat "$DEBS/$1.version" 2>/dev/null || echo unknown; }
 JOBS=${JOBS:-$(nproc)}
@@ -215,6 +227,36 @@ run_logged() {
 
 # with_progress NAME CMD...: like run_logged, printing a heartbeat with the
 # last log line every 30 s so long steps show progress.
+# series_line_warnings LOG PATH...: the compiler and sparse warnings in LOG
+# that are on lines the series (base..HEAD of $SRC) adds to the files under
+# PATH, one "file:line: warning: text" each.  For files of the base that are
+# not warning-free (perf core is not sparse-clean), where a baseline of
+# normalised lines could not tell a new warning from an old one.
+series_line_warnings() {
+	local logf=$1
+	shift
+	python3 - "$logf" "$SRC" "$@" <<'PY'
+import re, subprocess, sys
+logf, src, paths = sys.argv[1], sys.argv[2], sys.argv[3:]
+diff = subprocess.run(["git", "-C", src, "diff", "-U0", "base", "HEAD", "--"] + paths,
+                      capture_output=True, text=True, check=True).stdout
+added, f = {}, None
+for l in diff.splitlines():
+    if l.startswith("+++ "):
+        f = l[6:] if l.startswith("+++ b/") else None
+        continue
+    m = re.match(r"@@ -\S+ \+(\d+)(?:,(\d+))? @@", l)
+    if m and f:
+        a, n = int(m.group(1)), int(m.group(2) or 1)
+        added.setdefault(f, set()).update(range(a, a + n))
+pre = re.escape(src.rstrip("/") + "/")
+for l in open(logf, errors="replace"):
+    m = re.match(r"(?:" + pre + r"|\.\./)?(\S+?):(\d+):(?:\d+:)? (warning|error): (.*)", l)
+    if m and int(m.group(2)) in added.get(m.group(1), ()):
+        print(f"{m.group(1)}:{m.group(2)}: {m.group(3)}: {m.group(4).strip()}")
+PY
+}
+
 with_progress() {
 	local name=$1; shift
 	local logf=$LOGS/$name.log start=$SECONDS rc=0 pid

@@ -1,6 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# per-patch.sh [VARIANT...]: build mm/damon/ at every commit of the series
+# per-patch.sh [VARIANT...]: build mm/damon/ and kernel/events/ (the series'
+# perf core patches) at every commit of the series
 # (base..HEAD), for each variant (default: all), so that every patch builds
 # with the observe framework on and off.  The commits are checked out and
 # built in the history tree (hist_tree in lib.sh), not in build/linux.
@@ -57,7 +58,7 @@ for c in $commits; do
 		fi
 		built=$((built + 1))
 		t=$SECONDS
-		if bash "$TOP/scripts/build.sh" "$v" mm/damon/ 2>"$LOGS/per-patch.err"; then
+		if bash "$TOP/scripts/build.sh" "$v" mm/damon/ kernel/events/ 2>"$LOGS/per-patch.err"; then
 			echo "ok: patch $n ($v, $((SECONDS - t)) s): $subj"
 		else
 			echo "FAIL: patch $n ($v) does not build: $subj"

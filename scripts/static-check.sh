@@ -1,14 +1,16 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# static-check.sh VARIANT: rebuild mm/damon/ with sparse on every file (C=2)
-# and W=1; fail on any warning in mm/damon/ or include/linux/damon.h that is
-# not in tests/static-baseline (the ones the pristine base already has);
+# static-check.sh VARIANT: rebuild mm/damon/ and kernel/events/ with sparse
+# on every file (C=2) and W=1; fail on any warning in mm/damon/ or
+# include/linux/damon.h that is not in tests/static-baseline (the ones the
+# pristine base already has), and on any warning on a line that the series
+# adds to perf core (kernel/events/, include/linux/perf_event.h);
 # and fail if an overflow handler calls a damon_perf_observe_* function
 # instead of inlining it (objdump of ops-common.o).
 . "$(dirname "$0")/lib.sh"
 
 variant=${1:?usage: static-check.sh VARIANT}
-command -v sparse >/dev/null || die "static-check: sparse missing (scripts/deps.sh)"
+[ -x "$SPARSE" ] || die "static-check: no $SPARSE (scripts/deps.sh builds it)"
 # In an O= dir of its own (a copy of the variant's, same .config), so that
 # the variant's objects, and its bzImage, stay as a normal build made them.
 O=$(objdir "$variant")
@@ -20,15 +22,26 @@ fi
 cmp -s "$O/.config" "$S/.config" || cp "$O/.config" "$S/.config"
 # Every DAMON object is compiled again (ccache replays a cached compile's
 # warnings), so that W=1 cannot pass on objects built before.
-find "$S/mm/damon" -name '*.o' -delete 2>/dev/null || true
-log "static-check $variant: make mm/damon/ C=2 W=1 in $S"
-run_logged "static-build-$variant" make -C "$SRC" O="$S" -j"$JOBS" CC="ccache gcc" C=2 W=1 mm/damon/ ||
-	die "static-check $variant: build failed"
+# perf core's kernel/events/ too, for the series' kernel-owned AUX buffers.
+find "$S/mm/damon" "$S/kernel/events" -name '*.o' -delete 2>/dev/null || true
+log "static-check $variant: make mm/damon/ kernel/events/ C=2 W=1 in $S"
+run_logged "static-build-$variant" make -C "$SRC" O="$S" -j"$JOBS" CC="ccache gcc" \
+	CHECK="$SPARSE" C=2 W=1 mm/damon/ kernel/events/ || die "static-check $variant: build failed"
+# kbuild drops C= with only a warning when the checker is not valid
+! grep -qE "$SPARSE_INVALID" "$LOGS/static-build-$variant.log" ||
+	die "static-check $variant: kbuild did not run sparse ($(grep -m1 -E "$SPARSE_INVALID" "$LOGS/static-build-$variant.log"))"
+grep -q '  CHECK   .*mm/damon/core.c' "$LOGS/static-build-$variant.log" ||
+	die "static-check $variant: sparse did not check mm/damon/core.c"
 # Normalise "file:line:col: warning: text" to "file: warning: text".
 grep -E '(mm/damon/|include/linux/damon\.h|include/trace/events/damon\.h).*: (warning|error):' \
 	"$LOGS/static-build-$variant.log" | sed -E 's#^(\.\./)?##; s#:[0-9]+:[0-9]+:#:#; s#:[0-9]+:#:#' |
 	sort -u >"$LOGS/static-$variant.txt" || true
 new=$(grep -vxF -f <(grep -v '^#' "$TOP/tests/static-baseline") "$LOGS/static-$variant.txt" || true)
+# perf core has sparse warnings of its own: only the lines the series adds
+perf_new=$(series_line_warnings "$LOGS/static-build-$variant.log" kernel/events \
+	include/linux/perf_event.h) || die "static-check $variant: reading the series' lines of perf core failed"
+new+=${perf_new:+$'\n'$perf_new}
+new=$(grep . <<<"$new" || true)
 echo "static-check $variant: $(wc -l <"$LOGS/static-$variant.txt") sparse/W=1 warning(s) in DAMON files, $(grep -c . <<<"$new" || true) not in the baseline"
 if [ -n "$new" ]; then
 	echo "$new"

@@ -7,8 +7,9 @@
 # each accounted for from the PMU's records to DAMON's regions, the
 # software page-faults event as the reference, a large-PEBS negative
 # control, late overflow handlers against a commit and a stop (the lifetime
-# of the handler's context), and damon_perf_obs_test.sh on the PMU.  The
-# checks and their output are described in the header of the guest script,
+# of the handler's context), DAMON's drain of AUX buffers on the AUX test
+# PMU "damon_test_aux" (testpmu/0002-damon-test-aux-pmu.patch: Arm SPE
+# records), and damon_perf_obs_test.sh on both PMUs.  The checks and their output are described in the header of the guest script,
 # testpmu/testpmu-guest.sh.
 #
 #   build  the kernel: variant "on" in its own tree build/testpmu/linux
@@ -51,6 +52,9 @@ esac
 main_src=$main_build/linux
 patch=$TOP/testpmu/0001-damon-test-pmu.patch
 [ -f "$patch" ] || die "testpmu: missing $patch"
+# the AUX test PMU (damon_test_aux, Arm SPE records), applied after the first
+aux_patch=$TOP/testpmu/0002-damon-test-aux-pmu.patch
+[ -f "$aux_patch" ] || die "testpmu: missing $aux_patch"
 variant=${TESTPMU_VARIANT:-on}
 O=$(objdir "$variant")
 t0=$SECONDS
@@ -58,9 +62,9 @@ t0=$SECONDS
 # tree_ready REV: the tree is REV with the patch applied and nothing else
 tree_ready() {
 	[ "$(git -C "$SRC" rev-parse -q --verify HEAD 2>/dev/null)" = "$1" ] &&
-		git -C "$SRC" apply -R --check "$patch" 2>/dev/null &&
+		git -C "$SRC" apply -R --check "$aux_patch" 2>/dev/null &&
 		[ "$(git -C "$SRC" status --porcelain --untracked-files=all | cut -c4- | sort)" = \
-			"$(git -C "$SRC" apply --numstat "$patch" | cut -f3 | sort)" ]
+			"$(git -C "$SRC" apply --numstat "$patch" "$aux_patch" | cut -f3 | sort -u)" ]
 }
 
 build_kernel() {
@@ -79,9 +83,9 @@ build_kernel() {
 		die "testpmu: fetching the series branch of $main_src failed"
 	rev=$(git -C "$SRC" rev-parse --verify testpmu-series)
 	if tree_ready "$rev"; then
-		log "testpmu: $SRC is the series ($(git -C "$SRC" log -1 --format=%h "$rev")) + the test PMU patch already"
+		log "testpmu: $SRC is the series ($(git -C "$SRC" log -1 --format=%h "$rev")) + the test PMU patches already"
 	else
-		log "testpmu: $SRC = series $(git -C "$SRC" log -1 --format='%h %s' "$rev") + $(basename "$patch")"
+		log "testpmu: $SRC = series $(git -C "$SRC" log -1 --format='%h %s' "$rev") + $(basename "$patch") + $(basename "$aux_patch")"
 		git -C "$SRC" checkout -q -f --detach "$rev" || die "testpmu: checkout failed"
 		git -C "$SRC" clean -fdq -- drivers/perf
 		if $new; then
@@ -93,6 +97,8 @@ build_kernel() {
 		fi
 		git -C "$SRC" apply "$patch" ||
 			die "testpmu: $patch does not apply on the series"
+		git -C "$SRC" apply "$aux_patch" ||
+			die "testpmu: $aux_patch does not apply on the series and $(basename "$patch")"
 	fi
 	log "testpmu: build $variant"
 	bash "$TOP/scripts/build.sh" "$variant" || die "testpmu: build failed"
@@ -105,7 +111,10 @@ fi
 if [ ! -f "$O/drivers/perf/damon_test_pmu.o" ] || ! grep -q ' dtp_init$' "$O/System.map"; then
 	die "testpmu: the kernel in $O has no test PMU (drivers/perf/damon_test_pmu.o, dtp_init): CONFIG_PERF_EVENTS and CONFIG_DEBUG_FS set?"
 fi
-log "testpmu: the test PMU is in the kernel ($O/drivers/perf/damon_test_pmu.o)"
+if [ ! -f "$O/drivers/perf/damon_test_aux_pmu.o" ]; then
+	die "testpmu: the kernel in $O has no AUX test PMU (drivers/perf/damon_test_aux_pmu.o)"
+fi
+log "testpmu: the test PMUs are in the kernel ($O/drivers/perf/damon_test_pmu.o, damon_test_aux_pmu.o)"
 [ "$what" != build ] || exit 0
 
 # The guest script, guest/lib/ and the workload, under $BUILD (lib.sh), and
@@ -150,6 +159,19 @@ awk '
 		run = v["shape"] "-" v["ops"]
 		if (v["shape"] ~ /force_large/)
 			run = "negative"
+		if ("run" in v)
+			run = v["run"]
+		has[run] = 1
+		if ("not_ldst" in v) {
+			na++
+			aline[na] = sprintf("%-12s %-17s %-5s %9s %8s %6s %8s %9s %5s %7s %7s %5s %7s %4s %5s",
+				run, v["shape"], v["ops"], v["generated"], v["callback"], v["valid"],
+				v["not_ldst"], v["malformed"], v["aux_trunc"], v["aux_partial"],
+				v["aux_collide"], v["full"], v["matched"], v["hot_regions"],
+				v["cold_accessed"])
+			aname[na] = run
+			next
+		}
 		n++
 		line[n] = sprintf("%-22s %-5s %9s %8s %6s %7s %7s %8s %10s %4s %5s", v["shape"],
 			v["ops"], v["generated"], v["callback"], v["valid"], v["matched"],
@@ -158,13 +180,23 @@ awk '
 		name[n] = run
 	}
 	END {
-		printf "%-22s %-5s %9s %8s %6s %7s %7s %8s %10s %4s %5s  %s\n", "shape", "ops",
-			"generated", "callback", "valid", "matched", "updated",
-			"inv_phys", "xlate_fail", "hot", "cold", "result"
-		for (i = 1; i <= n; i++)
-			printf "%s  %s\n", line[i], bad[name[i]] == "" ? "pass" : "FAIL " bad[name[i]]
+		if (n) {
+			printf "%-22s %-5s %9s %8s %6s %7s %7s %8s %10s %4s %5s  %s\n", "shape", "ops",
+				"generated", "callback", "valid", "matched", "updated",
+				"inv_phys", "xlate_fail", "hot", "cold", "result"
+			for (i = 1; i <= n; i++)
+				printf "%s  %s\n", line[i], bad[name[i]] == "" ? "pass" : "FAIL " bad[name[i]]
+		}
+		if (na) {
+			printf "%-12s %-17s %-5s %9s %8s %6s %8s %9s %5s %7s %7s %5s %7s %4s %5s  %s\n",
+				"aux run", "shape", "ops", "generated", "callback", "valid",
+				"not_ldst", "malformed", "trunc", "partial", "collide",
+				"full", "matched", "hot", "cold", "result"
+			for (i = 1; i <= na; i++)
+				printf "%s  %s\n", aline[i], bad[aname[i]] == "" ? "pass" : "FAIL " bad[aname[i]]
+		}
 		for (r in bad)
-			if (r ~ /^(obs-|all$|late-control$)/)
+			if (!(r in has))
 				printf "%-22s FAIL %s\n", r, bad[r]
 	}' "$out/output.log" 2>/dev/null || true
 log "testpmu: $((SECONDS - t0)) s"

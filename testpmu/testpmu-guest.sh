@@ -93,9 +93,73 @@
 #              log names the PMU (perf_event_open() refuses such sampling
 #              events; a kernel counter of it would open and never sample).
 #              After the kmsg check, as it warns on purpose
+#   aux-OPS    an event of the AUX test PMU damon_test_aux
+#              (testpmu/0002-damon-test-aux-pmu.patch: Arm SPE records written
+#              into the kernel-owned AUX buffer of each of DAMON's per-CPU
+#              events from an hrtimer; the kdamond drains them), config cx
+#              (a Context packet with the pid) | commit_each | burst 8 | the
+#              tgid filter = the workload (| pa, a physical address packet,
+#              for paddr), config1/config2 = the hot buffer, sample_period
+#              1000 us.  OPS vaddr or paddr (sample_phys_addr, the 2 MiB
+#              blocks of the workload's frames, as SHAPE-paddr).  Checks,
+#              on deltas read with DAMON off:
+#     state      the kdamond still ran at the stop (every aux-* run and
+#                phase)
+#     records    the PMU wrote records
+#     pmu-laws   PMU: Δrecords == Δ(loads + stores + branches)
+#     lost       Δrecords == Δcallback: every record counted once (padding
+#                is no record)
+#     kinds      Δvalid == Δ(loads + stores), Δnot_ldst == Δbranches, no
+#                malformed record and no aux_skip byte
+#     source     Δenqueue > 0 and all of it from the perf_aux source
+#                (Per-source enqueue)
+#     flags      no AUX transaction flagged (PMU full, flag_*; DAMON aux_trunc,
+#                aux_partial, aux_collide all 0)
+#     laws       as above (lib/perf_stats.sh: not_ldst and malformed are
+#                reasons; the aux_* rows are not)
+#     hotcold    as above
+#     context    every damon_perf_sample traced has context=0 (the kdamond's
+#                drain), as many as perf_stats counts callbacks
+#     trace-cpu  per CPU, as many records traced with its cpu= as the PMU
+#                wrote on it (the CPU whose PMU wrote a record)
+#   aux-shapes vaddr, two phases.  branch-pad: config branch (every fifth
+#              record a branch) | pad (padding before each record): records,
+#              pmu-laws, shape (branches and padding written), lost, kinds
+#              (Δnot_ldst == Δbranches), source, flags, laws.  trunc: config
+#              trunc (each commit ends with half a record, flagged PARTIAL):
+#              records, pmu-laws, shape (half records and PARTIAL commits
+#              written), lossy (Δmalformed > 0 and Δaux_partial > 0), flags
+#              (DAMON counts no more flagged transactions than the PMU
+#              made), laws
+#   aux-full   vaddr, burst 128 and a sampling interval of 2 s: the 64 KiB
+#              buffer fills up between two drains, and perf core disables
+#              the event.  Checks: records, pmu-laws, full (PMU Δfull > 0
+#              and DAMON Δaux_trunc > 0), resumed (in each of three 3 s
+#              windows after the first full buffer, which each hold a drain,
+#              the PMU wrote records, and callbacks grew: the kdamond
+#              enabled the event again at every drain), lost (a full buffer
+#              loses no record it holds), kinds, source, flags (DAMON
+#              counts no more flagged transactions than the PMU made), laws
+#   aux-inject vaddr; 'partial', then 'collision' written to
+#              damon_test_aux/inject while it runs.  Checks: records,
+#              pmu-laws, lost, kinds, source, injected (the PMU flagged
+#              commits PARTIAL and COLLISION, none TRUNCATED), seen
+#              (Δaux_partial >= 1, Δaux_collide >= 1, Δaux_trunc 0), flags,
+#              laws
+#   aux-hotplug  vaddr; the workload's CPU (cpu 1 with 2 CPUs) offline and
+#              online 3 times while the event runs, the workload pinned to
+#              it again after each online.  Checks: state, records,
+#              pmu-laws, lost (the records the CPU committed before going
+#              offline are drained when the kdamond releases its event),
+#              kinds, source, flags, reopened (after each online the CPU's
+#              PMU writes records again: DAMON opened an event there), laws
 #   obs-OPS    damon_perf_obs_test.sh --pmu damon_test --period 1008 (the
 #              ibs shape, no range: records at the interrupted task's stack
 #              pointer), vaddr and paddr: exits 0
+#   obs-aux-OPS  damon_perf_obs_test.sh --pmu damon_test_aux --period 1000
+#              --config (cx | commit_each | burst 8, | pa for paddr; no
+#              range and no tgid filter: records at the stack pointer of
+#              the interrupted user task), vaddr and paddr: exits 0
 #   kmsg       no DAMON error in the kernel log during the runs above (before
 #              the obs tests, whose negative controls log errors)
 #
@@ -104,13 +168,18 @@
 # pebs_large-paddr and page_faults-paddr FAIL hotcold (every sample counted
 # as inv_phys, no region accessed); seen so on 2026-11-30.
 #
+# The aux-* and obs-aux-* runs SKIP if the kernel has no damon_test_aux PMU.
+#
 # Output: "PASS RUN/CHECK: detail", "FAIL RUN/CHECK: reason", "SKIP
-# RUN/CHECK: reason", "# " comments, and one line per run
+# RUN/CHECK: reason", "# " comments, and one line per run (per phase for
+# aux-shapes)
 #   RESULT shape=S ops=O generated=N callback=N valid=N matched=N updated=N
 #          inv_phys=N xlate_fail=N hot_regions=N cold_accessed=N
-# (generated: Δrecords of the test PMU, '-' for page_faults).  Exit status: 0
-# if nothing failed, 1 if a check failed, 4 if everything was skipped (e.g.
-# no damon_test PMU).
+# (generated: Δrecords of the test PMU, '-' for page_faults); the aux-* runs
+# start it with run=RUN and end it with not_ldst=N malformed=N aux_skip=N
+# aux_trunc=N aux_partial=N aux_collide=N full=N (full: the PMU's).  Exit
+# status: 0 if nothing failed, 1 if a check failed, 4 if everything was
+# skipped (e.g. no damon_test PMU).
 #
 # usage: testpmu-guest.sh [options] WORKLOAD [SELFTESTS_DIR]
 #   WORKLOAD        guest/workload.c built (scripts/lib.sh stage_guest)
@@ -120,13 +189,15 @@
 #                   'ibs-*,negative' (runs: ibs-vaddr ibs-paddr pebs-vaddr
 #                   pebs-paddr pebs_large-vaddr pebs_large-paddr
 #                   page_faults-vaddr page_faults-paddr negative late-commit
-#                   late-off late-control nointr obs-vaddr obs-paddr)
+#                   late-off late-control aux-vaddr aux-paddr aux-shapes
+#                   aux-full aux-inject aux-hotplug nointr obs-vaddr
+#                   obs-paddr obs-aux-vaddr obs-aux-paddr)
 #   --secs S        seconds of monitoring before the regions are read (4)
 #   --obs-secs S    --duration of damon_perf_obs_test.sh (5)
 #
 # Files (beside this one, as scripts/testpmu.sh stages them): lib/common.sh,
 # lib/ktap.sh, lib/kdamond.sh and lib/perf_stats.sh of guest/, and runs/
-# (hotcold.sh, pmu.sh, late.sh) of testpmu/.
+# (hotcold.sh, pmu.sh, late.sh, aux.sh) of testpmu/.
 set -u
 export LC_ALL=C
 
@@ -140,11 +211,15 @@ pmu_dir=/sys/bus/event_source/devices/damon_test
 dtp_stats=$debugfs/damon_test_pmu/stats
 dtp_events=$debugfs/damon_test_pmu/events
 dtp_late=$debugfs/damon_test_pmu/late
+aux_pmu_dir=/sys/bus/event_source/devices/damon_test_aux
+dta_stats=$debugfs/damon_test_aux/stats
+dta_inject=$debugfs/damon_test_aux/inject
 
 all_runs="ibs-vaddr ibs-paddr pebs-vaddr pebs-paddr pebs_large-vaddr"
 all_runs+=" pebs_large-paddr page_faults-vaddr page_faults-paddr negative"
 all_runs+=" late-commit late-off late-control"
-all_runs+=" nointr obs-vaddr obs-paddr"
+all_runs+=" aux-vaddr aux-paddr aux-shapes aux-full aux-inject aux-hotplug"
+all_runs+=" nointr obs-vaddr obs-paddr obs-aux-vaddr obs-aux-paddr"
 
 # Workload buffers (MiB): at most ~250 records/s per CPU (HZ=250, no
 # high-resolution timers in the guest) cover a small hot buffer
@@ -158,7 +233,8 @@ only=""
 workload=""
 selftests=""
 
-# State (and in lib/: write_err, deltas, reason_rows, miss_rows)
+# State (and in lib/: write_err, deltas, reason_rows, miss_rows, aux_rows,
+# src_deltas)
 tmpdir=""
 tracefs=""
 have_stats=false
@@ -186,6 +262,7 @@ unreadable()
 	. "$testpmu_dir/runs/hotcold.sh" || unreadable runs/hotcold.sh
 	. "$testpmu_dir/runs/pmu.sh" || unreadable runs/pmu.sh
 	. "$testpmu_dir/runs/late.sh" || unreadable runs/late.sh
+	. "$testpmu_dir/runs/aux.sh" || unreadable runs/aux.sh
 }
 
 # The verdicts of lib/ (law, check_laws, kdamond_on, ...) and of this file
@@ -237,13 +314,7 @@ usage()
 declare -A pd=()
 dtp_deltas()
 {
-	local k v
-
-	pd=()
-	while read -r k v
-	do
-		pd[$k]=$v
-	done < <(awk '
+	kv_into pd < <(awk '
 		$1 == "cpu=total" {
 			for (i = 2; i <= NF; i++) {
 				split($i, kv, "=")
@@ -266,25 +337,36 @@ dtp_snap()
 	cat "$dtp_stats" > "$tmpdir/dtp.$1" 2> /dev/null || : > "$tmpdir/dtp.$1"
 }
 
-# run_obs OPS: damon_perf_obs_test.sh on the test PMU's ibs shape
+# run_obs OPS [aux]: damon_perf_obs_test.sh on the test PMU's ibs shape, or
+# with aux on the AUX test PMU: records with a Context packet (and a
+# physical address packet for paddr), committed at every expiry, 8 per
+# expiry, at the stack pointer of whatever user task was interrupted
 run_obs()
 {
-	local ops=$1 out rc=0
+	local ops=$1 name=obs-$1 out rc=0 args cfg
 
+	args=(--pmu damon_test --period 1008)
+	if [ "${2:-}" = aux ]
+	then
+		name=obs-aux-$ops
+		cfg=$((dta_cx | dta_commit_each | 8 << dta_burst_shift))
+		[ "$ops" = paddr ] && cfg=$((cfg | dta_pa))
+		args=(--pmu damon_test_aux --period "$aux_period" --config "$cfg")
+	fi
 	chk=obs-test
 	if [ -z "$selftests" ] || [ ! -f "$selftests/damon_perf_obs_test.sh" ]
 	then
 		skip "no damon_perf_obs_test.sh (selftests dir '${selftests:-}')"
 		return
 	fi
-	out=$tmpdir/obs-$ops.log
-	bash "$selftests/damon_perf_obs_test.sh" --pmu damon_test --period 1008 \
+	out=$tmpdir/$name.log
+	bash "$selftests/damon_perf_obs_test.sh" "${args[@]}" \
 		--ops "$ops" --duration "$obs_secs" > "$out" 2>&1 || rc=$?
-	[ -d /tmp/out ] && [ -w /tmp/out ] && cp "$out" "/tmp/out/testpmu-obs-$ops.log"
+	[ -d /tmp/out ] && [ -w /tmp/out ] && cp "$out" "/tmp/out/testpmu-$name.log"
 	grep -E '^\[FAIL\]|^=== |context=count|Callback breakdown' "$out" |
 		sed 's/^ */#   /'
 	case "$rc" in
-	0) pass "damon_perf_obs_test.sh --pmu damon_test --period 1008 --ops $ops:" \
+	0) pass "damon_perf_obs_test.sh ${args[*]} --ops $ops:" \
 		"$(grep '^=== ' "$out" | tail -n 1 | tr -d '=' | xargs)";;
 	4) skip "damon_perf_obs_test.sh skipped: $(grep -m 1 '^\[SKIP\]' "$out")";;
 	*) fail "damon_perf_obs_test.sh --ops $ops exited $rc:" \
@@ -397,7 +479,7 @@ finish()
 
 main()
 {
-	local run reason t0=$SECONDS
+	local run reason aux_reason t0=$SECONDS
 
 	while [ $# -gt 0 ]
 	do
@@ -445,6 +527,9 @@ main()
 		"damon_test PMU type $pmu_type, workload $workload" \
 		"(hot $hot_mb MiB, cold $cold_mb MiB${wl_cpu:+, cpu $wl_cpu})"
 
+	aux_reason=$(aux_skip_reason)
+	[ -z "$aux_reason" ] && say "damon_test_aux PMU type $(cat "$aux_pmu_dir/type")"
+
 	thp_save
 	kmsg_mark testpmu
 	for run in $all_runs
@@ -458,19 +543,35 @@ main()
 		negative) (run_pmu pebs_large vaddr 1);;
 		late-control) (run_late_control);;
 		late-*) (run_late "${run#late-}");;
+		aux-*)
+			if [ -n "$aux_reason" ]
+			then
+				chk=all
+				skip "$aux_reason"
+			else
+				(run_aux "${run#aux-}")
+			fi;;
 		*) (run_pmu "${run%-*}" "${run##*-}");;
 		esac
 		cleanup_state
 	done
 	cur=all chk=kmsg
 	check_kmsg
-	for run in nointr obs-vaddr obs-paddr
+	for run in nointr obs-vaddr obs-paddr obs-aux-vaddr obs-aux-paddr
 	do
 		selected "$run" || continue
 		cur=$run
 		echo "# --- $run ($((SECONDS - t0)) s)"
 		case "$run" in
 		nointr) (run_nointr);;
+		obs-aux-*)
+			if [ -n "$aux_reason" ]
+			then
+				chk=all
+				skip "$aux_reason"
+			else
+				run_obs "${run#obs-aux-}" aux
+			fi;;
 		*) run_obs "${run#obs-}";;
 		esac
 		cleanup_state

@@ -71,7 +71,8 @@ MALFORMED = 'damon_perf_drain: total=abc matched=1 updated=0 dropped=0'
 EXPECTED_STAGES = {'callback': 14, 'valid': 8, 'enqueued': 6, 'drained': 5,
                    'matched': 2, 'region_updates': 1}
 EXPECTED_IGNORED = {'null': 1, 'addr_zero': 1, 'kernel': 1, 'inv_phys': 1,
-                    'xlate_fail': 1, 'guest': 1, 'unknown_reason': 0}
+                    'xlate_fail': 1, 'guest': 1, 'not_ldst': 0,
+                    'malformed': 0, 'unknown_reason': 0}
 EXPECTED_MISSED = {'tgid': 1, 'no_region': 1, 'boundary': 1,
                    'unknown_reason': 0}
 EXPECTED_PER_CPU = {

@@ -20,6 +20,20 @@
 cpu_sysfs=/sys/devices/system/cpu
 write_err=""
 
+# kv_into NAME: reads "key value" lines from stdin into the associative
+# array NAME (declare -A), emptied first
+kv_into()
+{
+	local -n kv_arr=$1
+	local k v
+
+	kv_arr=()
+	while read -r k v
+	do
+		kv_arr[$k]=$v
+	done
+}
+
 # Writes $2 to $1.  Retries while the file answers EBUSY: the DAMON sysfs
 # files take damon_sysfs_lock with mutex_trylock() (mm/damon/sysfs.c:2234),
 # which the kdamonds' callbacks also take for a moment in every sampling

@@ -77,22 +77,26 @@ stats_deltas()
 
 # The rows of the table that are not a reason of a sample: the pipeline after
 # the overflow handler, and ring_peak (a maximum, not a count).  The handler
-# counts each sample under one reason: every other row but the miss_* ones is
-# a reason, so that a row that a newer kernel adds (a reason, or a miss) keeps
-# the sums of the conservation laws whole.
+# (or the AUX drain, for a record) counts each sample under one reason: every
+# other row but the miss_* and aux_* ones is a reason, so that a row that a
+# newer kernel adds (a reason, or a miss) keeps the sums of the conservation
+# laws whole.  The aux_* rows count bytes (aux_skip) and AUX transactions
+# (aux_trunc, aux_partial, aux_collide), not samples.
 stats_pipeline_rows=" callback enqueue dequeue overflow ring_peak match discarded update "
 
 # Fills deltas with the deltas of the rows from the snapshot $1 to $2 (the
-# known rows are 0 if absent), and reason_rows and miss_rows with the names
-# of the reasons and of the miss_* rows (the known ones first, then any other
-# in name order)
+# known rows are 0 if absent), and reason_rows, miss_rows and aux_rows with
+# the names of the reasons, of the miss_* rows and of the aux_* rows (the
+# known ones first, then any other in name order)
 compute_deltas()
 {
 	local name val known="valid null addr_zero kernel inv_phys xlate_fail guest"
 
+	known+=" not_ldst malformed"
 	deltas=()
+	aux_rows="aux_skip aux_trunc aux_partial aux_collide"
 	for name in callback $known enqueue dequeue overflow match miss_tgid \
-		miss_region miss_bound discarded update
+		miss_region miss_bound discarded update $aux_rows
 	do
 		deltas[$name]=0
 	done
@@ -104,13 +108,37 @@ compute_deltas()
 	miss_rows="miss_tgid miss_region miss_bound"
 	for name in $(printf '%s\n' "${!deltas[@]}" | sort)
 	do
-		[[ "$stats_pipeline_rows $known $miss_rows " == *" $name "* ]] &&
+		[[ "$stats_pipeline_rows $known $miss_rows $aux_rows " == *" $name "* ]] &&
 			continue
 		case "$name" in
 		miss_*) miss_rows+=" $name";;
+		aux_*) aux_rows+=" $name";;
 		*) reason_rows+=" $name";;
 		esac
 	done
+}
+
+# Fills src_deltas with the deltas of the lines of the "Per-source enqueue"
+# section ("name: value") from the snapshot $1 to $2: the reports that each
+# producer queued (perf_overflow, page_fault, perf_aux)
+declare -A src_deltas=()
+# shellcheck disable=SC2034 # src_deltas is for the caller
+compute_src_deltas()
+{
+	kv_into src_deltas < <(awk '
+		FNR == 1 {
+			sign = FILENAME == ARGV[1] ? -1 : 1
+			src = 0
+		}
+		/^Per-source enqueue:/ { src = 1; next }
+		src && NF == 2 && $2 ~ /^[0-9]+$/ {
+			sub(/:$/, "", $1)
+			d[$1] += sign * $2
+		}
+		END {
+			for (k in d)
+				print k, d[k]
+		}' "$tmpdir/stats.$1" "$tmpdir/stats.$2")
 }
 
 # sum_rows NAME...: the sum of the deltas of the rows NAME...
@@ -173,7 +201,7 @@ check_laws()
 	fi
 	compute_deltas "$1" "$2"
 	say "deltas:$(for v in callback $reason_rows enqueue overflow dequeue \
-		match $miss_rows discarded update
+		match $miss_rows discarded update $aux_rows
 		do
 			printf ' %s=%s' "$v" "${deltas[$v]}"
 		done)"

@@ -29,6 +29,28 @@ frames()
 		}'
 }
 
+# paddr_target CTX DESC: makes the regions in $tmpdir/target ("start end" a
+# line) the one paddr target of the context directory CTX, and says so, with
+# DESC for what they are
+paddr_target()
+{
+	local c=$1 i=0 s e
+
+	[ -s "$tmpdir/target" ] ||
+		abort "no frame of the workload in /proc/$wl_pid/pagemap"
+	write_attrs "$c" operations paddr targets/nr_targets 1 \
+		targets/0/regions/nr_regions "$(wc -l < "$tmpdir/target")" ||
+		abort "$write_msg"
+	while read -r s e
+	do
+		write_attrs "$c/targets/0/regions/$i" start "$s" end "$e" ||
+			abort "$write_msg"
+		i=$((i + 1))
+	done < "$tmpdir/target"
+	say "paddr target: $(awk '{ printf "%s%s-%s", (NR > 1 ? ", " : ""), $1, $2 }' \
+		"$tmpdir/target") ($2)"
+}
+
 # Judges $tmpdir/regions of a vaddr target: prints "hot_regions cold_seen
 # cold_accessed" (regions of the hot buffer but not of the cold one that have
 # accesses; regions that show the cold buffer monitored: of the cold buffer

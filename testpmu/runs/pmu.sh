@@ -41,7 +41,7 @@ run_pmu()
 {
 	local shape=$1 ops=$2 force=${3:-0}
 	local type=$pmu_type config period precise=0 mode=keep testpmu=true
-	local c ev inst="" i s e nev nlarge nleft tr_n tr_hard tr_other
+	local ev inst="" nev nlarge nleft tr_n tr_hard tr_other
 	local overrun=0 dr dov du dc pend gen
 
 	chk=setup
@@ -78,22 +78,8 @@ run_pmu()
 		else
 			paddr_regions > "$tmpdir/target"
 		fi
-		[ -s "$tmpdir/target" ] ||
-			abort "no frame of the workload in /proc/$wl_pid/pagemap"
-		c=$kdamonds_dir/0/contexts/0
-		write_attrs "$c" operations paddr targets/nr_targets 1 \
-			targets/0/regions/nr_regions "$(wc -l < "$tmpdir/target")" ||
-			abort "$write_msg"
-		i=0
-		while read -r s e
-		do
-			write_attrs "$c/targets/0/regions/$i" start "$s" end "$e" ||
-				abort "$write_msg"
-			i=$((i + 1))
-		done < "$tmpdir/target"
-		say "paddr target: $(awk '{ printf "%s%s-%s", (NR > 1 ? ", " : ""), $1, $2 }' \
-			"$tmpdir/target") ($([ "$mode" = refault ] &&
-			echo "the biggest System RAM" || echo "the 2 MiB blocks of the workload's frames"))"
+		paddr_target "$kdamonds_dir/0/contexts/0" "$([ "$mode" = refault ] &&
+			echo "the biggest System RAM" || echo "the 2 MiB blocks of the workload's frames")"
 	fi
 	ev=$kdamonds_dir/0/contexts/0/monitoring_attrs/perf_events/0
 	write_attrs "$ev" type "$type" config "$config" precise_ip "$precise" \

@@ -1,0 +1,605 @@
+# SPDX-License-Identifier: GPL-2.0
+# shellcheck shell=bash disable=SC2154,SC2034 # the globals of testpmu-guest.sh
+#
+# testpmu/runs/aux.sh: the aux-* runs of testpmu-guest.sh (run_aux): DAMON
+# with an event of the AUX test PMU damon_test_aux
+# (testpmu/0002-damon-test-aux-pmu.patch), which writes Arm SPE records into
+# the kernel-owned AUX buffer of each of DAMON's per-CPU events; the kdamond
+# drains and decodes them.  Each record is accounted for from the PMU's
+# counters (debugfs damon_test_aux/stats) to DAMON's (perf_stats) and
+# regions.  Sourced by testpmu-guest.sh, never run.
+
+# The config bits of damon_test_aux
+dta_pa=$((1 << 0))
+dta_cx=$((1 << 1))
+dta_branch=$((1 << 3))
+dta_pad=$((1 << 4))
+dta_trunc=$((1 << 5))
+dta_commit_each=$((1 << 7))
+dta_burst_shift=16
+
+# sample_period of the events: timer microseconds (an expiry per tick in the
+# guest: HZ=250, no high-resolution timers)
+aux_period=1000
+
+# Prints why the aux-* runs cannot run, if so
+aux_skip_reason()
+{
+	if [ ! -r "$aux_pmu_dir/type" ]
+	then
+		echo "no damon_test_aux PMU ($aux_pmu_dir: a kernel without testpmu/0002-damon-test-aux-pmu.patch?)"
+	elif [ ! -r "$dta_stats" ] || [ ! -w "$dta_inject" ]
+	then
+		echo "no $dta_stats or $dta_inject (debugfs not mounted?)"
+	fi
+}
+
+#
+# The AUX test PMU's counters and the trace
+#
+
+aux_snap()
+{
+	cat "$dta_stats" > "$tmpdir/aux.$1" 2> /dev/null || : > "$tmpdir/aux.$1"
+}
+
+# aux_deltas A B: fills ad with the deltas of the counters of the cpu=total
+# line from the stats snapshot A (aux_snap) to B, ad[cpuN:KEY] with those of
+# the line of CPU N, and ad[now:KEY] with the totals in B
+declare -A ad=()
+aux_deltas()
+{
+	kv_into ad < <(awk '
+		$1 ~ /^cpu=/ {
+			p = substr($1, 5)
+			p = p == "total" ? "" : "cpu" p ":"
+			for (i = 2; i <= NF; i++) {
+				split($i, kv, "=")
+				if (FILENAME == ARGV[1])
+					b[p kv[1]] = kv[2]
+				else
+					a[p kv[1]] = kv[2]
+			}
+		}
+		END {
+			for (k in a) {
+				print k, a[k] - b[k]
+				if (k !~ /:/)
+					print "now:" k, a[k]
+			}
+		}' "$tmpdir/aux.$1" "$tmpdir/aux.$2")
+}
+
+# aux_cpu_stat SNAP CPU KEY: the counter KEY of CPU (or "total") in the
+# stats snapshot SNAP, 0 if the line is not there
+aux_cpu_stat()
+{
+	awk -v cpu="cpu=$2" -v key="$3" '
+		$1 == cpu {
+			for (i = 2; i <= NF; i++) {
+				split($i, kv, "=")
+				if (kv[1] == key)
+					v = kv[2]
+			}
+		}
+		END { print v + 0 }' "$tmpdir/aux.$1"
+}
+
+# aux_trace INST: fills at with the damon_perf_sample lines of the trace
+# instance INST: at[n] lines, at[ctx0] of them with context=0, at[other]
+# the other contexts (context:count, or -), at[cpuN] the lines with cpu=N
+# (the CPU whose PMU wrote the record), at[cpus] those CPUs, and at[overrun]
+# the events overwritten
+declare -A at=()
+aux_trace()
+{
+	kv_into at < <(awk '
+		/ damon_perf_sample: / {
+			n++
+			c = "?"
+			if (match($0, / context=[0-9]+/))
+				c = substr($0, RSTART + 9, RLENGTH - 9)
+			if (c == "0")
+				ctx0++
+			else
+				other[c]++
+			if (match($0, / cpu=[0-9]+/))
+				cpu[substr($0, RSTART + 5, RLENGTH - 5)]++
+		}
+		END {
+			o = ""
+			for (c in other)
+				o = o (o == "" ? "" : ",") c ":" other[c]
+			print "n", n + 0
+			print "ctx0", ctx0 + 0
+			print "other", (o == "" ? "-" : o)
+			l = ""
+			for (c in cpu) {
+				print "cpu" c, cpu[c]
+				l = l (l == "" ? "" : ",") c
+			}
+			print "cpus", (l == "" ? "-" : l)
+		}' "$1/trace")
+	at[overrun]=$(trace_overrun "$1")
+}
+
+#
+# One phase: set up, run, stop
+#
+
+# aux_setup OPS BITS [SAMPLE_US [AGGR_US]]: the workload (started once per
+# run: keep mode, pinned to wl_cpu), kdamond 0 with one event of
+# damon_test_aux of config BITS | the workload's tgid, config1/config2 its
+# hot buffer, and its vaddr target (the workload) or paddr target (the 2 MiB
+# blocks of its frames, with sample_phys_addr); SAMPLE_US overrides the
+# sampling interval of setup_ctx.  Sets aux_cfg and aux_ops.
+aux_setup()
+{
+	local ops=$1 bits=$2 sample=${3:-} aggr=${4:-$aggr_us} c ev
+
+	chk=setup
+	thp_stable
+	if [ -z "${wl_pid:-}" ] || ! kill -0 "$wl_pid" 2> /dev/null
+	then
+		start_workload "$wl_cpu" keep
+	fi
+	aux_ops=$ops
+	aux_cfg=$((bits | wl_pid << 32))
+	reset_kdamonds 1
+	c=$kdamonds_dir/0/contexts/0
+	if [ "$ops" = vaddr ]
+	then
+		setup_ctx 0 "$aux_period" "$aggr" 1 "$wl_pid"
+	else
+		: > "$tmpdir/hot_pfns"
+		take_frames
+		setup_ctx 0 "$aux_period" "$aggr" 1
+		paddr_regions > "$tmpdir/target"
+		paddr_target "$c" "the 2 MiB blocks of the workload's frames"
+	fi
+	if [ -n "$sample" ]
+	then
+		write_attrs "$c/monitoring_attrs/intervals" sample_us "$sample" ||
+			abort "$write_msg"
+	fi
+	ev=$c/monitoring_attrs/perf_events/0
+	write_attrs "$ev" type "$aux_type" config "$aux_cfg" \
+		config1 "$wl_hot_start" config2 $((wl_hot_end - wl_hot_start)) \
+		precise_ip 0 wakeup_events 0 || abort "$write_msg"
+	if [ "$ops" = paddr ]
+	then
+		write_attrs "$ev" sample_phys_addr Y || abort "$write_msg"
+	fi
+	say "event: damon_test_aux (type $aux_type) config $(printf '%#x' "$aux_cfg")" \
+		"period $aux_period us, $ops, sampling ${sample:-5000} us," \
+		"aggregation $aggr us"
+}
+
+# aux_on: the snapshots before, and 'on'
+aux_on()
+{
+	snap before
+	aux_snap before
+	chk=on
+	kdamond_on 0 || exit 1
+	hc_t0=$SECONDS
+}
+
+# aux_off PREFIX: the kdamond still runs, 'off', the snapshots after, the
+# deltas (aux_deltas, check_laws, compute_src_deltas); the checks are named
+# PREFIX:CHECK if PREFIX is not empty
+aux_off()
+{
+	local pfx=${1:+$1:} st
+
+	st=$(kdamond_state 0)
+	[ "$st" = on ]
+	verdict "${pfx}state" $? "the kdamond ran until the stop" \
+		"the kdamond is '$st' before the stop"
+	chk=${pfx}off
+	kdamond_off 0
+	say "phase: stopped ($((SECONDS - hc_t0)) s after 'on')"
+	snap after
+	aux_snap after
+	aux_deltas before after
+	say "PMU deltas:$(for k in records loads stores branches pad_bytes \
+		truncated bytes commits full flag_partial flag_truncated \
+		flag_collision skip_mode skip_task skip_tgid skip_unmapped
+		do
+			printf ' %s=%s' "$k" "${ad[$k]:-?}"
+		done)"
+	chk=${pfx}laws
+	check_laws before after
+	compute_src_deltas before after
+	say "enqueue by source:$(for k in "${!src_deltas[@]}"
+		do
+			printf ' %s=%s' "$k" "${src_deltas[$k]}"
+		done)"
+}
+
+#
+# Checks on the deltas of a phase (after aux_off)
+#
+
+# aux_check_records PREFIX: the PMU wrote records, by its own law
+aux_check_records()
+{
+	local pfx=${1:+$1:} dr=${ad[records]:-0}
+
+	[ "$dr" -gt 0 ]
+	verdict "${pfx}records" $? "$dr records" \
+		"the PMU wrote no record (skip_mode=${ad[skip_mode]:-?} skip_task=${ad[skip_task]:-?} skip_tgid=${ad[skip_tgid]:-?} skip_unmapped=${ad[skip_unmapped]:-?})"
+	chk=${pfx}pmu-laws
+	law "records == loads + stores + branches" "$dr" == \
+		$((ad[loads] + ad[stores] + ad[branches]))
+}
+
+# aux_check_source PREFIX: the reports of the phase are the AUX drain's
+aux_check_source()
+{
+	local pfx=${1:+$1:} aux=${src_deltas[perf_aux]:-}
+
+	if [ -z "$aux" ]
+	then
+		chk=${pfx}source
+		fail "perf_stats has no perf_aux line under Per-source enqueue"
+		return
+	fi
+	[ "${deltas[enqueue]}" -gt 0 ] && [ "$aux" -eq "${deltas[enqueue]}" ]
+	verdict "${pfx}source" $? \
+		"Δenqueue ${deltas[enqueue]} == Δperf_aux enqueue $aux" \
+		"Δenqueue ${deltas[enqueue]}, Δperf_aux enqueue $aux (perf_overflow ${src_deltas[perf_overflow]:-?}): not every report is of the AUX drain, or none was made"
+}
+
+# aux_check_exact PREFIX: every record was counted once, by its kind
+aux_check_exact()
+{
+	local pfx=${1:+$1:} dr=${ad[records]:-0} dc=${deltas[callback]}
+	local ls=$((ad[loads] + ad[stores]))
+
+	[ "$dr" -eq "$dc" ]
+	verdict "${pfx}lost" $? \
+		"Δrecords $dr == Δcallback $dc: every record counted once" \
+		"Δrecords $dr != Δcallback $dc: records lost or counted twice"
+	[ "${deltas[valid]}" -eq "$ls" ] &&
+		[ "${deltas[not_ldst]}" -eq "${ad[branches]:-0}" ] &&
+		[ "${deltas[malformed]}" -eq 0 ] && [ "${deltas[aux_skip]}" -eq 0 ]
+	verdict "${pfx}kinds" $? \
+		"Δvalid ${deltas[valid]} == Δloads+Δstores $ls, Δnot_ldst ${deltas[not_ldst]} == Δbranches ${ad[branches]:-0}, no malformed data" \
+		"Δvalid ${deltas[valid]} (Δloads+Δstores $ls), Δnot_ldst ${deltas[not_ldst]} (Δbranches ${ad[branches]:-0}), Δmalformed ${deltas[malformed]}, Δaux_skip ${deltas[aux_skip]}"
+}
+
+# aux_check_flags PREFIX clean|any: DAMON counts no more flagged AUX
+# transactions than the PMU flagged (reads coalesce them; a begin on a full
+# buffer flags TRUNCATED in perf core, which the PMU counts as full); clean:
+# none at all
+aux_check_flags()
+{
+	local pfx=${1:+$1:} how=$2 ok=0 desc
+
+	desc="DAMON aux_trunc=${deltas[aux_trunc]} aux_partial=${deltas[aux_partial]}"
+	desc+=" aux_collide=${deltas[aux_collide]}; PMU full=${ad[full]:-0}"
+	desc+=" flag_truncated=${ad[flag_truncated]:-0}"
+	desc+=" flag_partial=${ad[flag_partial]:-0}"
+	desc+=" flag_collision=${ad[flag_collision]:-0}"
+	if ! { [ "${deltas[aux_trunc]}" -le $((ad[flag_truncated] + ad[full])) ] &&
+		[ "${deltas[aux_partial]}" -le "${ad[flag_partial]:-0}" ] &&
+		[ "${deltas[aux_collide]}" -le "${ad[flag_collision]:-0}" ]; }
+	then
+		ok=1
+	fi
+	if [ "$how" = clean ] && [ "$ok" -eq 0 ]
+	then
+		[ $((deltas[aux_trunc] + deltas[aux_partial] + deltas[aux_collide] +
+			ad[full] + ad[flag_truncated] + ad[flag_partial] +
+			ad[flag_collision])) -eq 0 ] || ok=1
+		verdict "${pfx}flags" "$ok" "no AUX transaction flagged: $desc" \
+			"AUX transactions flagged in a run that loses no data: $desc"
+		return
+	fi
+	verdict "${pfx}flags" "$ok" "DAMON counts no more flags than the PMU set: $desc" \
+		"DAMON counts more flagged transactions than the PMU made: $desc"
+}
+
+# aux_check_trace INST: every record traced with context=0 (the kdamond's
+# drain, process context), as many as perf_stats counts callbacks, and with
+# cpu= the CPU whose PMU wrote it: per CPU, as many as the PMU wrote there
+aux_check_trace()
+{
+	local inst=$1 dc=${deltas[callback]} cpu bad=""
+
+	chk=context
+	if [ -z "$inst" ]
+	then
+		skip "no tracefs instance for damon_perf_sample"
+		return
+	fi
+	aux_trace "$inst"
+	if [ "${at[n]}" -gt 0 ] && [ "${at[ctx0]}" -eq "${at[n]}" ] &&
+		{ [ "${at[n]}" -eq "$dc" ] || [ "${at[overrun]}" -gt 0 ]; }
+	then
+		pass "${at[n]} damon_perf_sample, all context=0" \
+			"(callback $dc, ${at[overrun]} overwritten)"
+	else
+		fail "${at[n]} damon_perf_sample, ${at[ctx0]} with context=0," \
+			"others (context:count) ${at[other]}; callback $dc," \
+			"${at[overrun]} overwritten"
+	fi
+	chk=trace-cpu
+	if [ "${at[overrun]}" -gt 0 ]
+	then
+		skip "${at[overrun]} traced events overwritten"
+		return
+	fi
+	for cpu in $(online_cpus)
+	do
+		[ "${at[cpu$cpu]:-0}" -eq "${ad[cpu$cpu:records]:-0}" ] ||
+			bad+=" cpu$cpu:traced=${at[cpu$cpu]:-0},records=${ad[cpu$cpu:records]:-0}"
+	done
+	[ -z "$bad" ]
+	verdict trace-cpu $? \
+		"per CPU, as many records traced with its cpu= as its PMU wrote (CPUs traced: ${at[cpus]})" \
+		"traced cpu= does not match the CPUs that wrote the records:$bad"
+}
+
+# aux_result LABEL: the RESULT line of a phase
+aux_result()
+{
+	echo "RESULT run=$cur shape=$1 ops=$aux_ops generated=${ad[records]:-0}" \
+		"callback=${deltas[callback]} valid=${deltas[valid]}" \
+		"matched=${deltas[match]} updated=${deltas[update]}" \
+		"inv_phys=${deltas[inv_phys]} xlate_fail=${deltas[xlate_fail]}" \
+		"hot_regions=$hot_regions cold_accessed=$cold_accessed" \
+		"not_ldst=${deltas[not_ldst]} malformed=${deltas[malformed]}" \
+		"aux_skip=${deltas[aux_skip]} aux_trunc=${deltas[aux_trunc]}" \
+		"aux_partial=${deltas[aux_partial]}" \
+		"aux_collide=${deltas[aux_collide]} full=${ad[full]:-0}"
+}
+
+#
+# The runs
+#
+
+# run_aux_ops OPS: loads and stores of the hot buffer with a Context packet
+# (and a physical address packet for paddr), committed at every expiry
+run_aux_ops()
+{
+	local ops=$1 bits inst=""
+
+	bits=$((dta_cx | dta_commit_each | 8 << dta_burst_shift))
+	[ "$ops" = paddr ] && bits=$((bits | dta_pa))
+	aux_setup "$ops" "$bits"
+	if [ -n "$tracefs" ] && inst=$(trace_instance aux 4096)
+	then
+		trace_event "$inst" damon_perf_sample 1 || inst=""
+	fi
+	aux_on
+	sleep "$secs"
+	hot_regions=- cold_accessed=-
+	hot_cold "$ops" keep
+	aux_off
+	[ -n "$inst" ] && trace_event "$inst" damon_perf_sample 0
+
+	aux_check_records
+	aux_check_exact
+	aux_check_source
+	aux_check_flags "" clean
+	chk=hotcold
+	if $hc_ok
+	then
+		pass "$hc_desc"
+	else
+		fail "$hc_desc; callback=${deltas[callback]} valid=${deltas[valid]}" \
+			"match=${deltas[match]} update=${deltas[update]}" \
+			"miss_tgid=${deltas[miss_tgid]} miss_region=${deltas[miss_region]}"
+	fi
+	aux_check_trace "$inst"
+	aux_result aux
+}
+
+# run_aux_shapes: branch records and padding, which are not loads or stores
+# and not records; then half records flagged PARTIAL at each commit, which
+# make the drain discard data as malformed
+run_aux_shapes()
+{
+	local bits
+
+	hot_regions=- cold_accessed=-
+	bits=$((dta_cx | dta_commit_each | 8 << dta_burst_shift))
+	aux_setup vaddr $((bits | dta_branch | dta_pad))
+	aux_on
+	sleep "$secs"
+	aux_off branch-pad
+	aux_check_records branch-pad
+	[ "${ad[branches]:-0}" -gt 0 ] && [ "${ad[pad_bytes]:-0}" -gt 0 ]
+	verdict branch-pad:shape $? \
+		"the PMU wrote ${ad[branches]} branch records and ${ad[pad_bytes]} padding bytes" \
+		"the PMU wrote ${ad[branches]:-0} branch records and ${ad[pad_bytes]:-0} padding bytes: config branch|pad not in effect"
+	aux_check_exact branch-pad
+	aux_check_source branch-pad
+	aux_check_flags branch-pad clean
+	aux_result aux+branch,pad
+
+	aux_setup vaddr $((bits | dta_trunc))
+	aux_on
+	sleep "$secs"
+	aux_off trunc
+	aux_check_records trunc
+	[ "${ad[truncated]:-0}" -gt 0 ] && [ "${ad[flag_partial]:-0}" -gt 0 ]
+	verdict trunc:shape $? \
+		"the PMU wrote ${ad[truncated]} half records, ${ad[flag_partial]} commits flagged PARTIAL" \
+		"the PMU wrote ${ad[truncated]:-0} half records, ${ad[flag_partial]:-0} commits flagged PARTIAL: config trunc not in effect"
+	[ "${deltas[malformed]}" -gt 0 ] && [ "${deltas[aux_partial]}" -gt 0 ]
+	verdict trunc:lossy $? \
+		"Δmalformed ${deltas[malformed]} > 0 (Δaux_skip ${deltas[aux_skip]} bytes), Δaux_partial ${deltas[aux_partial]} > 0" \
+		"Δmalformed ${deltas[malformed]}, Δaux_partial ${deltas[aux_partial]}: the cut records or the PARTIAL flags were not seen"
+	aux_check_flags trunc any
+	aux_result aux+trunc
+}
+
+# run_aux_full: a burst of 128 records per expiry fills the 64 KiB buffer
+# within a 2 s sampling interval: the PMU cannot begin a transaction (full),
+# perf core disables the event, the kdamond sees TRUNCATED at its next drain
+# and enables the event again.  Every 3 s window after the first full buffer
+# holds a drain at least 0.9 s before its end, after which the PMU fills the
+# buffer again (in about 0.1 s): records must grow in each window.
+run_aux_full()
+{
+	local i prev r f f1 c2 grow="" bad=""
+
+	hot_regions=- cold_accessed=-
+	aux_setup vaddr $((dta_cx | dta_commit_each | 128 << dta_burst_shift)) \
+		2000000 2000000
+	aux_on
+	# the first full buffer, within the first sampling interval
+	for ((i = 0; i < 30; i++))
+	do
+		sleep 0.1
+		aux_snap win0
+		[ "$(aux_cpu_stat win0 total full)" -gt "$(aux_cpu_stat before total full)" ] &&
+			break
+	done
+	snap win0
+	say "phase: the buffer is full ($((SECONDS - hc_t0)) s after 'on')"
+	for ((i = 1; i <= 3; i++))
+	do
+		sleep 3
+		aux_snap "win$i"
+	done
+	snap win3
+	sleep 1
+	aux_off
+	f1=$(aux_cpu_stat win0 total full)
+	prev=$(aux_cpu_stat win0 total records)
+	for ((i = 1; i <= 3; i++))
+	do
+		r=$(aux_cpu_stat "win$i" total records)
+		f=$(aux_cpu_stat "win$i" total full)
+		grow+=" +$((r - prev)) records (full $f)"
+		[ "$r" -gt "$prev" ] || bad+=" window $i"
+		prev=$r
+	done
+	compute_deltas win0 win3
+	c2=${deltas[callback]}
+	# back to the deltas of the whole phase
+	compute_deltas before after
+
+	aux_check_records
+	[ "${ad[full]:-0}" -gt 0 ] && [ "${deltas[aux_trunc]}" -gt 0 ]
+	verdict full $? \
+		"the buffer filled up: PMU Δfull ${ad[full]} (Δflag_truncated ${ad[flag_truncated]:-0}), DAMON Δaux_trunc ${deltas[aux_trunc]}" \
+		"PMU Δfull ${ad[full]:-0} (Δflag_truncated ${ad[flag_truncated]:-0}), DAMON Δaux_trunc ${deltas[aux_trunc]}: no full buffer, or DAMON did not see it"
+	[ "$f1" -gt "$(aux_cpu_stat before total full)" ] && [ -z "$bad" ] &&
+		[ "$c2" -gt 0 ]
+	verdict resumed $? \
+		"after the first full buffer (full $f1), in each 3 s window:$grow; DAMON counted $c2 callbacks meanwhile" \
+		"after the first full buffer (full $f1), in each 3 s window:$grow; Δcallback $c2: no record written in$bad, the event was not enabled again"
+	aux_check_exact
+	aux_check_source
+	aux_check_flags "" any
+	aux_result aux+burst128
+}
+
+# run_aux_inject: PARTIAL, then COLLISION on the next commit of every event
+run_aux_inject()
+{
+	local how
+
+	hot_regions=- cold_accessed=-
+	aux_setup vaddr $((dta_cx | dta_commit_each | 8 << dta_burst_shift))
+	aux_on
+	for how in partial collision
+	do
+		sleep 1
+		try_write "$dta_inject" "$how" ||
+			abort "writing $how to $dta_inject: $write_err"
+	done
+	sleep 1
+	aux_off
+	aux_check_records
+	aux_check_exact
+	aux_check_source
+	[ "${ad[flag_partial]:-0}" -ge 1 ] &&
+		[ "${ad[flag_collision]:-0}" -ge 1 ] &&
+		[ "${ad[flag_truncated]:-0}" -eq 0 ]
+	verdict injected $? \
+		"the PMU flagged ${ad[flag_partial]} commits PARTIAL, ${ad[flag_collision]} COLLISION" \
+		"the PMU flagged ${ad[flag_partial]:-0} commits PARTIAL, ${ad[flag_collision]:-0} COLLISION, ${ad[flag_truncated]:-0} TRUNCATED"
+	[ "${deltas[aux_partial]}" -ge 1 ] && [ "${deltas[aux_collide]}" -ge 1 ] &&
+		[ "${deltas[aux_trunc]}" -eq 0 ]
+	verdict seen $? \
+		"DAMON Δaux_partial ${deltas[aux_partial]} >= 1, Δaux_collide ${deltas[aux_collide]} >= 1" \
+		"DAMON Δaux_partial ${deltas[aux_partial]}, Δaux_collide ${deltas[aux_collide]}, Δaux_trunc ${deltas[aux_trunc]}"
+	aux_check_flags "" any
+	aux_result aux+inject
+}
+
+# run_aux_hotplug: CPU hp_cpu (the workload's, 1 with 2 CPUs) offline and
+# online again, 3 times, while the event runs; the workload is pinned back
+# to it after each online.  The records that the CPU's PMU committed before
+# it went offline are drained when the kdamond releases the CPU's event.
+run_aux_hotplug()
+{
+	local hp_cpu=$wl_cpu online i r0 r1 bad=""
+
+	chk=setup
+	online=$cpu_sysfs/cpu$hp_cpu/online
+	if [ "$ncpus" -lt 2 ] || [ -z "$hp_cpu" ] || [ "$hp_cpu" = 0 ] ||
+		[ ! -w "$online" ]
+	then
+		skip "needs 2 CPUs, taskset and $online"
+		return
+	fi
+	hot_regions=- cold_accessed=-
+	aux_setup vaddr $((dta_cx | dta_commit_each | 8 << dta_burst_shift))
+	aux_on
+	sleep 2
+	for ((i = 1; i <= 3; i++))
+	do
+		aux_snap down$i
+		echo "$hp_cpu" >> "$tmpdir/offlined"
+		try_write "$online" 0 ||
+			abort "offlining cpu $hp_cpu: $write_err"
+		sleep 1
+		try_write "$online" 1 ||
+			abort "onlining cpu $hp_cpu: $write_err"
+		sed -i "/^$hp_cpu\$/d" "$tmpdir/offlined"
+		taskset -pc "$hp_cpu" "$wl_pid" > /dev/null ||
+			abort "cannot pin the workload $wl_pid to cpu $hp_cpu again"
+		aux_snap up$i
+		sleep 2
+	done
+	aux_snap down4
+	say "phase: 3 offline/online cycles of cpu $hp_cpu done ($((SECONDS - hc_t0)) s after 'on')"
+	aux_off
+	aux_check_records
+	aux_check_exact
+	aux_check_source
+	aux_check_flags "" clean
+	# the kdamond opens an event on the CPU at its next sampling interval
+	for ((i = 1; i <= 3; i++))
+	do
+		r0=$(aux_cpu_stat "up$i" "$hp_cpu" records)
+		r1=$(aux_cpu_stat "down$((i + 1))" "$hp_cpu" records)
+		[ "$r1" -gt "$r0" ] || bad+=" cycle $i: $r0 -> $r1"
+	done
+	[ -z "$bad" ]
+	verdict reopened $? \
+		"after each online, the PMU of cpu $hp_cpu wrote records again (DAMON opened an event there)" \
+		"no record on cpu $hp_cpu after an online:$bad"
+	aux_result aux+hotplug
+}
+
+# run_aux NAME: the run aux-NAME.  Runs in a subshell.
+run_aux()
+{
+	read -r aux_type < "$aux_pmu_dir/type" || abort "no $aux_pmu_dir/type"
+	case "$1" in
+	vaddr|paddr) run_aux_ops "$1";;
+	shapes) run_aux_shapes;;
+	full) run_aux_full;;
+	inject) run_aux_inject;;
+	hotplug) run_aux_hotplug;;
+	*) abort "no run aux-$1";;
+	esac
+}
