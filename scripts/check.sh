@@ -204,11 +204,24 @@ lane_join
 # exits is never counted) failed it in 1 of 24 runs of the base with both
 # host CPUs busy, none idle; it passed on the 7.3.4 base.  Alone was not
 # enough: the cold run of 2026-12-02 failed damos_apply_interval.py with
-# 121 / 14 = 8.6 after the lanes.  They boot with VM_ICOUNT=1 (vm-run.sh):
-# the guest's clock counts the instructions its vCPUs execute, so host load
-# and TCG's translation stalls no longer stretch kdamond's intervals
-# against each other.
+# 121 / 14 = 8.6 after the lanes, on an otherwise idle host.  A guest clock
+# that counts instructions (VM_ICOUNT=1) was no cure: apply_interval passed
+# and damos_tried_regions.py failed ("50-th percentile nr_regions: 13",
+# expected >= 14).  So a test of these that fails is run once more, alone,
+# and the stage passes only if that run passes; both runs are in the log.
 timing_tests="damon:damos_apply_interval.py damon:damos_quota_goal.py damon:damos_tried_regions.py damon:damos_quota.py"
+# The timing tests; the ones that failed, once more (see timing_tests)
+timing_selftests() {
+	local out=$BUILD/vm/kselftest-on-timing/output.log again
+
+	# shellcheck disable=SC2086
+	env KSELFTEST_TAG=timing bash "$TOP/scripts/kselftest.sh" on $timing_tests && return 0
+	again=$(sed -n 's/^not ok [0-9]* selftests: \(damon\): \([^ ]*\).*/\1:\2/p' "$out" 2>/dev/null | paste -sd' ')
+	[ -n "$again" ] || return 1
+	echo "kselftest-timing: $again failed; running it once more, alone"
+	# shellcheck disable=SC2086
+	env KSELFTEST_TAG=timing-again bash "$TOP/scripts/kselftest.sh" on $again
+}
 guest_selftests() {
 	stage kselftest-sysfs env KSELFTEST_TAG=sysfs KSELFTEST_CPUS=1 \
 		bash "$TOP/scripts/kselftest.sh" on damon:sysfs.sh
@@ -229,7 +242,7 @@ stage stress-fast bash "$TOP/scripts/stress.sh" on fast
 stage testpmu bash "$TOP/scripts/testpmu.sh" run
 lane_join
 # shellcheck disable=SC2086
-stage kselftest-timing env KSELFTEST_TAG=timing VM_ICOUNT=1 bash "$TOP/scripts/kselftest.sh" on $timing_tests
+stage kselftest-timing timing_selftests
 # DAMON's drgn-based tests (sysfs.py: the kdamond's parameters as drgn reads
 # them after a commit; sysfs_no_op_commit_break.py) on the kernel that drgn
 # can read, built by the compile lane
