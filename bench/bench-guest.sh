@@ -18,13 +18,16 @@
 #          handler cost with the tracepoints off, and with damon_perf_sample
 #          on if it exists; drain throughput for DRAIN_REGIONS regions; and
 #          kdamond's work per sampling interval for IV_REGIONS regions, with
-#          Accessed bits and with IV_REPORTS access reports
+#          Accessed bits and with IV_REPORTS access reports; the AUX drain
+#          per Arm SPE record (AUX_K records over each of AUX_REGIONS
+#          regions, vaddr and paddr)
 #   all    ring, e2e, micro.  Ring first: perf_stats's ring_peak is the
 #          maximum since boot, and the micro benchmarks fill rings.
 # Env: RUNS (5), MODES ("none vaddr perf"), STORM_ARGS ("-m 32 -r 8", see
 #      faultstorm.c; threads default to the online CPUs), HANDLER_N (102400),
 #      DRAIN_K (81920), DRAIN_REGIONS ("10 100 1000 10000"), IV_REGIONS
-#      ("1000 10000 100000"), IV_REPORTS (1024), RING_ORDERS
+#      ("1000 10000 100000"), IV_REPORTS (1024), AUX_REGIONS ("10 1000"),
+#      AUX_K (40960), RING_ORDERS
 #      ("10 8 7 6 5 4": ring sizes, as log2, of the ring phase's sweep, if
 #      the kernel has the damon_core.report_ring_order parameter).
 set -u
@@ -39,6 +42,8 @@ DRAIN_K=${DRAIN_K:-81920}
 DRAIN_REGIONS=${DRAIN_REGIONS:-10 100 1000 10000}
 IV_REGIONS=${IV_REGIONS:-1000 10000 100000}
 IV_REPORTS=${IV_REPORTS:-1024}
+AUX_REGIONS=${AUX_REGIONS:-10 1000}
+AUX_K=${AUX_K:-40960}
 RING_ORDERS=${RING_ORDERS:-10 8 7 6 5 4}
 
 A=/sys/kernel/mm/damon/admin/kdamonds
@@ -306,6 +311,10 @@ phase_micro() {
 	note "kdamond per sampling interval: Accessed bits against $IV_REPORTS reports, for $IV_REGIONS regions"
 	for R in $IV_REGIONS; do
 		bench "interval $R $IV_REPORTS" interval
+	done
+	note "AUX drain: $AUX_K Arm SPE records for each of $AUX_REGIONS regions"
+	for R in $AUX_REGIONS; do
+		bench "aux $R $AUX_K" aux
 	done
 }
 

@@ -53,7 +53,7 @@ accel=${VM_ACCEL:-tcg}
 results=$BUILD/results.txt
 t0=$SECONDS
 
-hook_files="perf-bench.h perf-bench-handlers.h perf-bench-interval.h"
+hook_files="perf-bench.h perf-bench-handlers.h perf-bench-interval.h perf-bench-aux.h"
 for f in 0001-bench-hook.patch $hook_files bench-guest.sh faultstorm.c; do
 	[ -f "$bench/$f" ] || die "bench: missing $bench/$f"
 done
@@ -175,6 +175,8 @@ handler() { res "$1" "handler trace=$2 .*name=$3 " | kv "$4" | median; }
 e2e() { res "$1" "e2e mode=$2 " | kv elapsed_ns | median; }
 # drain V NAME R KEY
 drain() { res "$1" "drain .*name=$2 regions=$3 " | kv "$4" | median; }
+# aux V NAME OPS R KEY: of the AUX drain benchmark NAME, OPS vaddr or paddr
+aux() { res "$1" "aux name=$2 ops=$3 regions=$4 " | kv "$5" | median; }
 
 # 2. to 5.: the timed boots' figures
 timed_tables() {
@@ -305,6 +307,20 @@ icount_table() {
 			"$([ -n "$pm" ] && f %.1f '(a - b) / 1000 / (log(c / d) / log(2))' "$my" "$pm" "$R" "$pr" || echo -)"
 		pm=$my pr=$R
 	done
+	printf '   %-22s %10s %10s %9s %10s %10s %9s\n' "AUX drain, per record" observe=n observe=y y-n "n +rings" "y +rings" matched
+	for ops in vaddr paddr; do
+		for R in 10 1000; do
+			tn=$(aux off aux_decode "$ops" "$R" ps_per_op)
+			ty=$(aux on aux_decode "$ops" "$R" ps_per_op)
+			[ -n "$tn$ty" ] || continue
+			printf '   %-22s %10s %10s %9s %10s %10s %9s\n' "$ops, $R regions" \
+				"$(f %.1f 'a / 1000' "$tn")" "$(f %.1f 'a / 1000' "$ty")" \
+				"$(f %.1f '(b - a) / 1000' "$tn" "$ty")" \
+				"$(f %.1f 'a / 1000' "$(aux off aux_total "$ops" "$R" ps_per_op)")" \
+				"$(f %.1f 'a / 1000' "$(aux on aux_total "$ops" "$R" ps_per_op)")" \
+				"$(f %.3f 'a / b' "$(aux on aux_decode "$ops" "$R" matched)" "$(aux on aux_decode "$ops" "$R" iters)")"
+		done
+	done
 	printf '   %-22s %12s %12s %12s %11s %9s\n' "per sampling interval" "Accessed bit" "(prepare" "check)" "perf" "perf/A"
 	for v in off on; do
 		res "$v" "interval " | while read -r line; do
@@ -324,6 +340,7 @@ icount_figures() {
 	for v in off on; do
 		res "$v" "handler trace=off " | sed -n 's/.* name=\([^ ]*\) .*net_ps_per_op=\([^ ]*\).*/'"$v"' \1 \2/p'
 		res "$v" "drain " | sed -n 's/.* name=\([^ ]*\) regions=\([^ ]*\) .* ps_per_op=\([^ ]*\) .*/'"$v"' \1-\2 \3/p'
+		res "$v" "aux name=" | sed -n 's/.* name=\([^ ]*\) ops=\([^ ]*\) regions=\([^ ]*\) .* ps_per_op=\([^ ]*\).*/'"$v"' \1-\2-\3 \4/p'
 		res "$v" "interval " | sed -n 's/.* regions=\([^ ]*\) .* accessbit_ns=\([^ ]*\) .* perf_ns=\([^ ]*\) .*/'"$v"' accessbit-\1 \2\n'"$v"' perf-\1 \3/p'
 	done
 }
@@ -349,6 +366,9 @@ icount_tables() {
 		echo "   boots 1 and 2: largest difference of a figure ${spread} (goal <= 1%)"
 	fi
 	local RES_BOOTS="bench-icount-%s-1" i
+	echo "   AUX drain: $(res on "aux name=aux_decode " | kv record_sz | head -n 1)-byte SPE records copied out in reads of the drain's size,"
+	echo "   decoded and reported (+rings: and the report ring drain after each"
+	echo "   half ring of records); matched = records matched to a region / records"
 	echo "   goals: handler y-n <= 10 instructions; drain y/n <= 1.05; perf/A <= 0.1"
 	echo "   at 100k regions (perf/A: the perf path's instructions per sampling"
 	echo "   interval over the Accessed-bit path's, same regions, $(res on "interval " | kv reports | head -n 1) reports per interval)"

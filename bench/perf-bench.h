@@ -18,6 +18,9 @@
  *			timed whole, and again in its steps
  *	interval R [K]	kdamond's work per sampling interval over R regions:
  *			Accessed bits against K reports (perf-bench-interval.h)
+ *	aux R [K]	K Arm SPE records over R regions copied, decoded and
+ *			reported like the kdamond's AUX drain, in a vaddr and
+ *			a paddr context (perf-bench-aux.h)
  *	all		info, handler, and drain for 10, 100, 1k and 10k regions
  *
  * Each result is a line like below, with more key=value pairs after those:
@@ -331,6 +334,9 @@ out:
 /* damon_bench_interval(): Accessed bits against access reports */
 #include "perf-bench-interval.h"
 
+/* damon_bench_aux(): the AUX drain per record */
+#include "perf-bench-aux.h"
+
 static int damon_bench_all(void)
 {
 	static const unsigned long nr_regions[] = {10, 100, 1000, 10000};
@@ -389,6 +395,9 @@ static ssize_t damon_bench_write(struct file *file, const char __user *ubuf,
 	else if (!strcmp(cmd, "interval") && nr > 1)
 		err = damon_bench_interval(arg1, nr > 2 ? arg2 :
 					   DAMON_BENCH_IV_REPORTS);
+	else if (!strcmp(cmd, "aux") && nr > 1)
+		err = damon_bench_aux(arg1, nr > 2 ? arg2 :
+				      DAMON_BENCH_AUX_RECORDS);
 	else if (!strcmp(cmd, "all"))
 		err = damon_bench_all();
 	else

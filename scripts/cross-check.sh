@@ -12,79 +12,16 @@
 
 arch=${1:?usage: cross-check.sh arm64|i386 on|off|noperf}
 variant=${2:?usage: cross-check.sh arm64|i386 on|off|noperf}
-case $arch in
-arm64)	cross=aarch64-linux-gnu- ;;
-i386)	cross= ;;	# the host's gcc builds 32-bit x86 kernels (-m32)
-*)	die "cross-check: unknown arch $arch (arm64 or i386)" ;;
-esac
-command -v "${cross}gcc" >/dev/null ||
-	die "cross-check: ${cross}gcc missing (scripts/deps.sh installs it)"
 [ -x "$SPARSE" ] || die "cross-check: no $SPARSE (scripts/deps.sh builds it)"
 [ -d "$SRC/.git" ] || die "no expanded tree at $SRC: run scripts/expand.sh"
 
-O=$SRC/.out-$arch-$variant
 name=cross-$arch-$variant
-frags=("$TOP/kconfig/cross.config" "$TOP/kconfig/damon.config")
-case $variant in
-on|off)	frags+=("$TOP/kconfig/observe-$variant.config") ;;
-# observe asked for, and left out by Kconfig: it depends on PERF_EVENTS
-noperf)	frags+=("$TOP/kconfig/observe-on.config" "$TOP/kconfig/noperf.config") ;;
-*)	die "cross-check: unknown variant $variant (on, off or noperf)" ;;
-esac
-kmake=(make -C "$SRC" O="$O" ARCH="$arch" CROSS_COMPILE="$cross")
-
-# The other variant's prepared O= dir, if there is one, is a head start.
-for v in on off noperf; do
-	[ "$v" = "$variant" ] || seed_objdir "$SRC/.out-$arch-$v" "$O" mm/damon/core.o
-done
-mkdir -p "$O"
-key=$(config_key "$arch" "${frags[@]}")
-if config_from_cache "$key" "$O"; then
-	log "$name: config inputs as before (key ${key:0:12}), .config from $CACHE/configs"
-else
-	{
-		"${kmake[@]}" -s tinyconfig
-		# merge_config.sh makes its temporary files in the current directory:
-		# in the O= dir, not in the checkout that other lanes check
-		(cd "$O" && "$SRC/scripts/kconfig/merge_config.sh" -m -O "$O" "$O/.config" "${frags[@]}")
-		"${kmake[@]}" -s olddefconfig
-	} >"$LOGS/$name-config.log" 2>&1 ||
-		{ tail -n 30 "$LOGS/$name-config.log" >&2; die "$name: config failed"; }
-	store=1
-fi
-
-# The DAMON options and what the series needs must come out as asked.
-bad=0
-perf=PERF_EVENTS
-[ "$variant" != noperf ] || perf=
-for sym in DAMON DAMON_VADDR DAMON_PADDR DAMON_SYSFS DAMON_KUNIT_TEST \
-	$perf DEBUG_FS EVENT_TRACING SMP HOTPLUG_CPU; do
-	grep -qx "CONFIG_$sym=y" "$O/.config" ||
-		{ echo "CONFIG_$sym is not y" >&2; bad=$((bad + 1)); }
-done
-if [ "$arch" = arm64 ] && [ "$variant" != noperf ] &&
-	! grep -qx 'CONFIG_ARM_SPE_PMU=y' "$O/.config"; then
-	echo "CONFIG_ARM_SPE_PMU is not y" >&2
-	bad=$((bad + 1))
-fi
-if [ "$variant" = noperf ] && grep -qx 'CONFIG_PERF_EVENTS=y' "$O/.config"; then
-	echo "CONFIG_PERF_EVENTS is y for variant noperf" >&2
-	bad=$((bad + 1))
-fi
-obs=$(grep -E '^CONFIG_DAMON_PERF_OBSERVE=' "$O/.config" | cut -d= -f2 || true)
-[ "${obs:-n}" = "$([ "$variant" = on ] && echo y || echo n)" ] ||
-	{ echo "CONFIG_DAMON_PERF_OBSERVE is '${obs:-n}' for variant $variant" >&2; bad=$((bad + 1)); }
-[ "$bad" -eq 0 ] || die "$name: $bad option(s) did not come out as asked (see $O/.config)"
-[ -z "${store:-}" ] || config_to_cache "$key" "$O"
+cross_config "$arch" "$variant" "$name"	# sets O, kmake, cross_cc, cross_targets
 bits=$(grep -q '^CONFIG_64BIT=y' "$O/.config" && echo 64 || echo 32)
 
 # With perf events, perf core too: the series' kernel-owned AUX buffers
 # (kernel/events/), and on arm64 the SPE driver that writes such a buffer.
-targets=(mm/damon/)
-if [ "$variant" != noperf ]; then
-	targets+=(kernel/events/)
-	[ "$arch" != arm64 ] || targets+=(drivers/perf/arm_spe_pmu.o)
-fi
+targets=("${cross_targets[@]}")
 start=$SECONDS
 log "$name: make ${targets[*]} C=2 W=1 ($bits-bit, -j$JOBS, ccache)"
 # Only these are rebuilt with sparse; kbuild prepares the rest first.
@@ -93,7 +30,7 @@ log "$name: make ${targets[*]} C=2 W=1 ($bits-bit, -j$JOBS, ccache)"
 for t in "${targets[@]}"; do
 	find "$O/${t%.o}"* -name '*.o' -delete 2>/dev/null || true
 done
-with_progress "$name" "${kmake[@]}" -j"$JOBS" CC="ccache ${cross}gcc" \
+with_progress "$name" "${kmake[@]}" -j"$JOBS" CC="$cross_cc" \
 	CHECK="$SPARSE" C=2 W=1 "${targets[@]}" || die "$name: build failed (build/logs/$name.log)"
 # kbuild drops C= with only a warning when the checker is not valid
 ! grep -qE "$SPARSE_INVALID" "$LOGS/$name.log" ||

@@ -170,6 +170,90 @@ config_to_cache() {
 		mv "$CACHE/configs/$1.config.tmp.$$" "$CACHE/configs/$1.config"
 }
 
+# cross_config ARCH VARIANT NAME: configure the O= dir $SRC/.out-ARCH-VARIANT
+# for ARCH (arm64, or i386: the host's gcc with -m32) with observe VARIANT
+# (on/off; or noperf: CONFIG_PERF_EVENTS=n, which arm64 allows and x86
+# doesn't): tinyconfig, kconfig/cross.config, kconfig/damon.config and the
+# variant's fragments, through the config cache.  Dies unless the options
+# the series needs come out as asked (CONFIG_DAMON_PERF_OBSERVE only where
+# the tree defines it: per-patch.sh configures commits before it).  Sets O,
+# kmake (the make command line), cross_cc (the compiler, through ccache) and
+# cross_targets (what to build: mm/damon/, and with perf events
+# kernel/events/ and, on arm64, the SPE driver).  Logs to
+# $LOGS/NAME-config.log.
+cross_config() {
+	local arch=$1 variant=$2 name=$3 cross frags key store="" bad=0 perf v sym obs
+
+	case $arch in
+	arm64)	cross=aarch64-linux-gnu- ;;
+	i386)	cross= ;;
+	*)	die "$name: unknown arch $arch (arm64 or i386)" ;;
+	esac
+	command -v "${cross}gcc" >/dev/null ||
+		die "$name: ${cross}gcc missing (scripts/deps.sh installs it)"
+	O=$SRC/.out-$arch-$variant
+	frags=("$TOP/kconfig/cross.config" "$TOP/kconfig/damon.config")
+	case $variant in
+	on|off)	frags+=("$TOP/kconfig/observe-$variant.config") ;;
+	# observe asked for, and left out by Kconfig: it depends on PERF_EVENTS
+	noperf)	frags+=("$TOP/kconfig/observe-on.config" "$TOP/kconfig/noperf.config") ;;
+	*)	die "$name: unknown variant $variant (on, off or noperf)" ;;
+	esac
+	kmake=(make -C "$SRC" O="$O" ARCH="$arch" CROSS_COMPILE="$cross")
+	cross_cc="ccache ${cross}gcc"
+	cross_targets=(mm/damon/)
+	if [ "$variant" != noperf ]; then
+		cross_targets+=(kernel/events/)
+		[ "$arch" != arm64 ] || cross_targets+=(drivers/perf/arm_spe_pmu.o)
+	fi
+
+	# The other variant's prepared O= dir, if there is one, is a head start.
+	for v in on off noperf; do
+		[ "$v" = "$variant" ] || seed_objdir "$SRC/.out-$arch-$v" "$O" mm/damon/core.o
+	done
+	mkdir -p "$O"
+	key=$(config_key "$arch" "${frags[@]}")
+	if config_from_cache "$key" "$O"; then
+		log "$name: config inputs as before (key ${key:0:12}), .config from $CACHE/configs"
+	else
+		{
+			"${kmake[@]}" -s tinyconfig
+			# merge_config.sh makes its temporary files in the current
+			# directory: in the O= dir, not in the checkout that other
+			# lanes check
+			(cd "$O" && "$SRC/scripts/kconfig/merge_config.sh" -m -O "$O" "$O/.config" "${frags[@]}")
+			"${kmake[@]}" -s olddefconfig
+		} >"$LOGS/$name-config.log" 2>&1 ||
+			{ tail -n 30 "$LOGS/$name-config.log" >&2; die "$name: config failed"; }
+		store=1
+	fi
+
+	# The DAMON options and what the series needs must come out as asked.
+	perf=PERF_EVENTS
+	[ "$variant" != noperf ] || perf=
+	for sym in DAMON DAMON_VADDR DAMON_PADDR DAMON_SYSFS DAMON_KUNIT_TEST \
+		$perf DEBUG_FS EVENT_TRACING SMP HOTPLUG_CPU; do
+		grep -qx "CONFIG_$sym=y" "$O/.config" ||
+			{ echo "CONFIG_$sym is not y" >&2; bad=$((bad + 1)); }
+	done
+	if [ "$arch" = arm64 ] && [ "$variant" != noperf ] &&
+		! grep -qx 'CONFIG_ARM_SPE_PMU=y' "$O/.config"; then
+		echo "CONFIG_ARM_SPE_PMU is not y" >&2
+		bad=$((bad + 1))
+	fi
+	if [ "$variant" = noperf ] && grep -qx 'CONFIG_PERF_EVENTS=y' "$O/.config"; then
+		echo "CONFIG_PERF_EVENTS is y for variant noperf" >&2
+		bad=$((bad + 1))
+	fi
+	if git -C "$SRC" grep -qE '^config DAMON_PERF_OBSERVE$' -- mm/damon; then
+		obs=$(grep -E '^CONFIG_DAMON_PERF_OBSERVE=' "$O/.config" | cut -d= -f2 || true)
+		[ "${obs:-n}" = "$([ "$variant" = on ] && echo y || echo n)" ] ||
+			{ echo "CONFIG_DAMON_PERF_OBSERVE is '${obs:-n}' for variant $variant" >&2; bad=$((bad + 1)); }
+	fi
+	[ "$bad" -eq 0 ] || die "$name: $bad option(s) did not come out as asked (see $O/.config)"
+	[ -z "$store" ] || config_to_cache "$key" "$O"
+}
+
 # stage_guest NAME FILE VAR: stage the guest script FILE for a VM run as
 # $BUILD/NAME/FILE: the script named by the variable VAR (e.g. STRESS_GUEST)
 # if set, else FILE beside the running script or in guest/.  With it, what it

@@ -6,6 +6,14 @@
 # with the observe framework on and off.  The commits are checked out and
 # built in the history tree (hist_tree in lib.sh), not in build/linux.
 #
+# And at every commit, the cross builds of PER_PATCH_CROSS (default
+# "arm64-on arm64-noperf", ARCH-VARIANT as in cross-check.sh; "" for none):
+# arm64 with CONFIG_ARM_SPE_PMU=y (mm/damon/, kernel/events/ and the SPE
+# driver, whose AUX buffers the perf core patches give kernel owners), and
+# arm64 without CONFIG_PERF_EVENTS (mm/damon/ against the stubs of
+# perf_event.h), which x86 cannot be configured for.  W=1, no sparse (the
+# cross stages run sparse on the head); a warning in a DAMON file fails.
+#
 # Two shortcuts, each printed with its reason, neither taken on a guess:
 #  - a commit that changes no file the kernel build reads (only
 #    Documentation/ text and selftest sources; not a Kconfig file, not the
@@ -35,6 +43,21 @@ build_inputs() {
 			grep -E '(^|/)Kconfig[^/]*$|^tools/testing/selftests/damon/config$') |
 		sort -u
 }
+
+cross_cfgs=${PER_PATCH_CROSS-arm64-on arm64-noperf}
+
+# cross_build ARCH-VARIANT: configure and build it at the checked-out commit,
+# logged in $LOGS/per-patch-ARCH-VARIANT.log; print its DAMON warnings.  In
+# a subshell: cross_config dies on a config that is not as asked.
+cross_build() (
+	local cfg=$1 logf=$LOGS/per-patch-$1.log warn
+	cross_config "${cfg%%-*}" "${cfg#*-}" "per-patch-$cfg"
+	"${kmake[@]}" -j"$JOBS" CC="$cross_cc" W=1 "${cross_targets[@]}" >"$logf" 2>&1 ||
+		{ tail -n 20 "$logf"; exit 1; }
+	warn=$(grep -E '(mm/damon/|include/linux/damon\.h|include/trace/events/damon\.h).*: (warning|error):' \
+		"$logf" | sort -u || true)
+	[ -z "$warn" ] || { echo "$warn"; exit 1; }
+)
 
 n=0 bad=0 built=0 skipped=0
 for c in $commits; do
@@ -66,6 +89,17 @@ for c in $commits; do
 			bad=$((bad + 1))
 		fi
 	done
+	for cfg in $cross_cfgs; do
+		built=$((built + 1))
+		t=$SECONDS
+		if out=$(cross_build "$cfg" 2>&1); then
+			echo "ok: patch $n ($cfg, $((SECONDS - t)) s): $subj"
+		else
+			echo "FAIL: patch $n ($cfg) does not build cleanly: $subj"
+			echo "$out"
+			bad=$((bad + 1))
+		fi
+	done
 done
-echo "per-patch builds: $n commit(s) x $# variant(s): $built built, $skipped commit(s) without build input, $bad failed"
+echo "per-patch builds: $n commit(s) x $(($# + $(wc -w <<<"$cross_cfgs"))) config(s) ($* $cross_cfgs): $built built, $skipped commit(s) without build input, $bad failed"
 [ "$bad" -eq 0 ]

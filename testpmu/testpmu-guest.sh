@@ -122,7 +122,7 @@
 #                drain), as many as perf_stats counts callbacks
 #     trace-cpu  per CPU, as many records traced with its cpu= as the PMU
 #                wrote on it (the CPU whose PMU wrote a record)
-#   aux-shapes vaddr, two phases.  branch-pad: config branch (every fifth
+#   aux-shapes-OPS  vaddr and paddr (as aux-OPS), two phases.  branch-pad: config branch (every fifth
 #              record a branch) | pad (padding before each record): records,
 #              pmu-laws, shape (branches and padding written), lost, kinds
 #              (Δnot_ldst == Δbranches), source, flags, laws.  trunc: config
@@ -131,7 +131,7 @@
 #              written), lossy (Δmalformed > 0 and Δaux_partial > 0), flags
 #              (DAMON counts no more flagged transactions than the PMU
 #              made), laws
-#   aux-full   vaddr, burst 128 and a sampling interval of 2 s: the 64 KiB
+#   aux-full-OPS  vaddr and paddr, burst 128 and a sampling interval of 2 s: the 64 KiB
 #              buffer fills up between two drains, and perf core disables
 #              the event.  Checks: records, pmu-laws, full (PMU Δfull > 0
 #              and DAMON Δaux_trunc > 0), resumed (in each of three 3 s
@@ -140,13 +140,13 @@
 #              enabled the event again at every drain), lost (a full buffer
 #              loses no record it holds), kinds, source, flags (DAMON
 #              counts no more flagged transactions than the PMU made), laws
-#   aux-inject vaddr; 'partial', then 'collision' written to
+#   aux-inject-OPS  vaddr and paddr; 'partial', then 'collision' written to
 #              damon_test_aux/inject while it runs.  Checks: records,
 #              pmu-laws, lost, kinds, source, injected (the PMU flagged
 #              commits PARTIAL and COLLISION, none TRUNCATED), seen
 #              (Δaux_partial >= 1, Δaux_collide >= 1, Δaux_trunc 0), flags,
 #              laws
-#   aux-hotplug  vaddr; the workload's CPU (cpu 1 with 2 CPUs) offline and
+#   aux-hotplug-OPS  vaddr and paddr; the workload's CPU (cpu 1 with 2 CPUs) offline and
 #              online 3 times while the event runs, the workload pinned to
 #              it again after each online.  Checks: state, records,
 #              pmu-laws, lost (the records the CPU committed before going
@@ -172,7 +172,7 @@
 #
 # Output: "PASS RUN/CHECK: detail", "FAIL RUN/CHECK: reason", "SKIP
 # RUN/CHECK: reason", "# " comments, and one line per run (per phase for
-# aux-shapes)
+# aux-shapes-OPS)
 #   RESULT shape=S ops=O generated=N callback=N valid=N matched=N updated=N
 #          inv_phys=N xlate_fail=N hot_regions=N cold_accessed=N
 # (generated: Δrecords of the test PMU, '-' for page_faults); the aux-* runs
@@ -189,8 +189,10 @@
 #                   'ibs-*,negative' (runs: ibs-vaddr ibs-paddr pebs-vaddr
 #                   pebs-paddr pebs_large-vaddr pebs_large-paddr
 #                   page_faults-vaddr page_faults-paddr negative late-commit
-#                   late-off late-control aux-vaddr aux-paddr aux-shapes
-#                   aux-full aux-inject aux-hotplug nointr obs-vaddr
+#                   late-off late-control aux-vaddr aux-paddr
+#                   aux-shapes-vaddr aux-shapes-paddr aux-full-vaddr
+#                   aux-full-paddr aux-inject-vaddr aux-inject-paddr
+#                   aux-hotplug-vaddr aux-hotplug-paddr nointr obs-vaddr
 #                   obs-paddr obs-aux-vaddr obs-aux-paddr)
 #   --secs S        seconds of monitoring before the regions are read (4)
 #   --obs-secs S    --duration of damon_perf_obs_test.sh (5)
@@ -218,7 +220,9 @@ dta_inject=$debugfs/damon_test_aux/inject
 all_runs="ibs-vaddr ibs-paddr pebs-vaddr pebs-paddr pebs_large-vaddr"
 all_runs+=" pebs_large-paddr page_faults-vaddr page_faults-paddr negative"
 all_runs+=" late-commit late-off late-control"
-all_runs+=" aux-vaddr aux-paddr aux-shapes aux-full aux-inject aux-hotplug"
+all_runs+=" aux-vaddr aux-paddr aux-shapes-vaddr aux-shapes-paddr"
+all_runs+=" aux-full-vaddr aux-full-paddr aux-inject-vaddr aux-inject-paddr"
+all_runs+=" aux-hotplug-vaddr aux-hotplug-paddr"
 all_runs+=" nointr obs-vaddr obs-paddr obs-aux-vaddr obs-aux-paddr"
 
 # Workload buffers (MiB): at most ~250 records/s per CPU (HZ=250, no

@@ -129,7 +129,8 @@ aux_trace()
 
 # aux_setup OPS BITS [SAMPLE_US [AGGR_US]]: the workload (started once per
 # run: keep mode, pinned to wl_cpu), kdamond 0 with one event of
-# damon_test_aux of config BITS | the workload's tgid, config1/config2 its
+# damon_test_aux of config BITS (| pa for paddr) | the workload's tgid,
+# config1/config2 its
 # hot buffer, and its vaddr target (the workload) or paddr target (the 2 MiB
 # blocks of its frames, with sample_phys_addr); SAMPLE_US overrides the
 # sampling interval of setup_ctx.  Sets aux_cfg and aux_ops.
@@ -144,6 +145,8 @@ aux_setup()
 		start_workload "$wl_cpu" keep
 	fi
 	aux_ops=$ops
+	# paddr: every load and store has a physical address packet
+	[ "$ops" = paddr ] && bits=$((bits | dta_pa))
 	aux_cfg=$((bits | wl_pid << 32))
 	reset_kdamonds 1
 	c=$kdamonds_dir/0/contexts/0
@@ -367,7 +370,6 @@ run_aux_ops()
 	local ops=$1 bits inst=""
 
 	bits=$((dta_cx | dta_commit_each | 8 << dta_burst_shift))
-	[ "$ops" = paddr ] && bits=$((bits | dta_pa))
 	aux_setup "$ops" "$bits"
 	if [ -n "$tracefs" ] && inst=$(trace_instance aux 4096)
 	then
@@ -397,16 +399,16 @@ run_aux_ops()
 	aux_result aux
 }
 
-# run_aux_shapes: branch records and padding, which are not loads or stores
-# and not records; then half records flagged PARTIAL at each commit, which
-# make the drain discard data as malformed
+# run_aux_shapes OPS: branch records and padding, which are not loads or
+# stores and not records; then half records flagged PARTIAL at each commit,
+# which make the drain discard data as malformed
 run_aux_shapes()
 {
-	local bits
+	local ops=$1 bits
 
 	hot_regions=- cold_accessed=-
 	bits=$((dta_cx | dta_commit_each | 8 << dta_burst_shift))
-	aux_setup vaddr $((bits | dta_branch | dta_pad))
+	aux_setup "$ops" $((bits | dta_branch | dta_pad))
 	aux_on
 	sleep "$secs"
 	aux_off branch-pad
@@ -420,7 +422,7 @@ run_aux_shapes()
 	aux_check_flags branch-pad clean
 	aux_result aux+branch,pad
 
-	aux_setup vaddr $((bits | dta_trunc))
+	aux_setup "$ops" $((bits | dta_trunc))
 	aux_on
 	sleep "$secs"
 	aux_off trunc
@@ -437,7 +439,7 @@ run_aux_shapes()
 	aux_result aux+trunc
 }
 
-# run_aux_full: a burst of 128 records per expiry fills the 64 KiB buffer
+# run_aux_full OPS: a burst of 128 records per expiry fills the 64 KiB buffer
 # within a 2 s sampling interval: the PMU cannot begin a transaction (full),
 # perf core disables the event, the kdamond sees TRUNCATED at its next drain
 # and enables the event again.  Every 3 s window after the first full buffer
@@ -445,10 +447,10 @@ run_aux_shapes()
 # buffer again (in about 0.1 s): records must grow in each window.
 run_aux_full()
 {
-	local i prev r f f1 c2 grow="" bad=""
+	local ops=$1 i prev r f f1 c2 grow="" bad=""
 
 	hot_regions=- cold_accessed=-
-	aux_setup vaddr $((dta_cx | dta_commit_each | 128 << dta_burst_shift)) \
+	aux_setup "$ops" $((dta_cx | dta_commit_each | 128 << dta_burst_shift)) \
 		2000000 2000000
 	aux_on
 	# the first full buffer, within the first sampling interval
@@ -500,13 +502,14 @@ run_aux_full()
 	aux_result aux+burst128
 }
 
-# run_aux_inject: PARTIAL, then COLLISION on the next commit of every event
+# run_aux_inject OPS: PARTIAL, then COLLISION on the next commit of every
+# event
 run_aux_inject()
 {
-	local how
+	local ops=$1 how
 
 	hot_regions=- cold_accessed=-
-	aux_setup vaddr $((dta_cx | dta_commit_each | 8 << dta_burst_shift))
+	aux_setup "$ops" $((dta_cx | dta_commit_each | 8 << dta_burst_shift))
 	aux_on
 	for how in partial collision
 	do
@@ -534,13 +537,13 @@ run_aux_inject()
 	aux_result aux+inject
 }
 
-# run_aux_hotplug: CPU hp_cpu (the workload's, 1 with 2 CPUs) offline and
+# run_aux_hotplug OPS: CPU hp_cpu (the workload's, 1 with 2 CPUs) offline and
 # online again, 3 times, while the event runs; the workload is pinned back
 # to it after each online.  The records that the CPU's PMU committed before
 # it went offline are drained when the kdamond releases the CPU's event.
 run_aux_hotplug()
 {
-	local hp_cpu=$wl_cpu online i r0 r1 bad=""
+	local ops=$1 hp_cpu=$wl_cpu online i r0 r1 bad=""
 
 	chk=setup
 	online=$cpu_sysfs/cpu$hp_cpu/online
@@ -551,7 +554,7 @@ run_aux_hotplug()
 		return
 	fi
 	hot_regions=- cold_accessed=-
-	aux_setup vaddr $((dta_cx | dta_commit_each | 8 << dta_burst_shift))
+	aux_setup "$ops" $((dta_cx | dta_commit_each | 8 << dta_burst_shift))
 	aux_on
 	sleep 2
 	for ((i = 1; i <= 3; i++))
@@ -590,16 +593,17 @@ run_aux_hotplug()
 	aux_result aux+hotplug
 }
 
-# run_aux NAME: the run aux-NAME.  Runs in a subshell.
+# run_aux NAME: the run aux-NAME (aux-OPS, or aux-SHAPE-OPS: OPS vaddr or
+# paddr).  Runs in a subshell.
 run_aux()
 {
 	read -r aux_type < "$aux_pmu_dir/type" || abort "no $aux_pmu_dir/type"
 	case "$1" in
 	vaddr|paddr) run_aux_ops "$1";;
-	shapes) run_aux_shapes;;
-	full) run_aux_full;;
-	inject) run_aux_inject;;
-	hotplug) run_aux_hotplug;;
+	shapes-vaddr|shapes-paddr) run_aux_shapes "${1#*-}";;
+	full-vaddr|full-paddr) run_aux_full "${1#*-}";;
+	inject-vaddr|inject-paddr) run_aux_inject "${1#*-}";;
+	hotplug-vaddr|hotplug-paddr) run_aux_hotplug "${1#*-}";;
 	*) abort "no run aux-$1";;
 	esac
 }
