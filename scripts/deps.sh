@@ -33,9 +33,16 @@ done
 # unpacked: PKG VERSION: whether deps.sh unpacked VERSION of PKG into $DEBS
 unpacked() { [ "$(deb_version "$1")" = "$2" ] && [ -d "$DEBS/$1" ]; }
 
+# damo's source package, unpacked (dpkg-source -x) for the damo patch series
+# of damo/ (scripts/damo-patch.sh applies it).  Where the mirror does not
+# serve it, deps.sh leaves $DAMO_SRC_DIR.unavailable with apt's message
+# instead (remove it to try again) and damo-patch.sh says what it uses.
+DAMO_SRC_DIR=$CACHE/damo-src-$DAMO_DEB_VERSION
+damo_src_tried() { [ -d "$DAMO_SRC_DIR" ] || [ -f "$DAMO_SRC_DIR.unavailable" ]; }
+
 if [ ${#missing[@]} -eq 0 ] && unpacked "$BASE_PKG" "$BASE_DEB_VERSION" &&
 	[ -f "$BASE_TARBALL" ] && unpacked "$DAMO_PKG" "$DAMO_DEB_VERSION" &&
-	[ -x "$SPARSE" ]; then
+	damo_src_tried && [ -x "$SPARSE" ]; then
 	log "deps: all installed ($BASE_PKG $BASE_DEB_VERSION, $DAMO_PKG $DAMO_DEB_VERSION unpacked in $DEBS)"
 	exit 0
 fi
@@ -98,6 +105,36 @@ fetch_unpack "$BASE_PKG" "$BASE_DEB_VERSION"
 [ -f "$BASE_TARBALL" ] || die "$BASE_PKG $BASE_DEB_VERSION has no $BASE_TARBALL"
 fetch_unpack "$DAMO_PKG" "$DAMO_DEB_VERSION"
 
+# damo's source package, as sparse's below: 'apt-get source --download-only'
+# of the exact version, then dpkg-source -x (the orig tarball plus Debian's
+# patches: the source of the binary package that damo.sh runs).  Not fatal
+# when it cannot be fetched: only the damo patch series needs it.
+fetch_damo_source() {
+	local tmp dsc
+	damo_src_tried && return 0
+	apt_update_extra
+	log "deps: fetching the source package $DAMO_PKG=$DAMO_DEB_VERSION"
+	tmp=$(mktemp -d "$CACHE/damo-src.XXXXXX")
+	chmod 777 "$tmp"
+	if ! (cd "$tmp" && apt-get "${apt_opts[@]}" source --download-only -q \
+		"$DAMO_PKG=$DAMO_DEB_VERSION") >"$LOGS/apt-source-damo.log" 2>&1; then
+		grep -E '^E:' "$LOGS/apt-source-damo.log" >"$DAMO_SRC_DIR.unavailable" ||
+			echo "apt-get source failed" >"$DAMO_SRC_DIR.unavailable"
+		rm -rf "$tmp"
+		log "deps: WARNING: apt-get source $DAMO_PKG=$DAMO_DEB_VERSION failed ($(head -n 1 "$DAMO_SRC_DIR.unavailable")); not tried again while $DAMO_SRC_DIR.unavailable exists (see $LOGS/apt-source-damo.log)"
+		return 0
+	fi
+	dsc=$(ls "$tmp"/"${DAMO_PKG}"_*.dsc) || die "no .dsc of $DAMO_PKG in $tmp"
+	dpkg-source -x "$dsc" "$tmp/src" \
+		>"$LOGS/dpkg-source-damo.log" 2>&1 ||
+		die "dpkg-source -x of $DAMO_PKG $DAMO_DEB_VERSION failed, see $LOGS/dpkg-source-damo.log"
+	rm -rf "$DAMO_SRC_DIR"
+	mv "$tmp/src" "$DAMO_SRC_DIR"
+	rm -rf "$tmp"
+	log "deps: damo's source in $DAMO_SRC_DIR"
+}
+fetch_damo_source
+
 # sparse, built from the source package of sid (lib.sh says why): the
 # upstream tarball only, no Debian patch is needed to build the binary.
 build_sparse() {
@@ -121,4 +158,4 @@ build_sparse() {
 	log "deps: sparse in $SPARSE"
 }
 build_sparse
-log "deps: done ($BASE_PKG $(deb_version "$BASE_PKG"), $DAMO_PKG $(deb_version "$DAMO_PKG") in $DEBS, sparse $SPARSE_SRC_VERSION in $SPARSE_DIR)"
+log "deps: done ($BASE_PKG $(deb_version "$BASE_PKG"), $DAMO_PKG $(deb_version "$DAMO_PKG") in $DEBS, damo's source $([ -d "$DAMO_SRC_DIR" ] && echo "in $DAMO_SRC_DIR" || echo "not available"), sparse $SPARSE_SRC_VERSION in $SPARSE_DIR)"
