@@ -48,7 +48,7 @@ RING_ORDERS=${RING_ORDERS:-10 8 7 6 5 4}
 
 A=/sys/kernel/mm/damon/admin/kdamonds
 C=$A/0/contexts/0
-P=$C/monitoring_attrs/perf_events
+P=$C/monitoring_attrs/probes
 B=/sys/kernel/debug/damon_perf_bench
 S=/sys/kernel/debug/damon/perf_stats
 T=/sys/kernel/tracing
@@ -84,14 +84,17 @@ damon_setup() {
 		w 0 "$C/schemes/nr_schemes" && w 1 "$C/targets/nr_targets"
 }
 
-# damon_start MODE PID: monitor PID, with the page-faults event if MODE is perf
+# damon_start MODE PID: monitor PID, with the page-faults event if MODE is
+# perf (a perf_event prep of probe 0; without probes, no perf event)
 damon_start() {
 	w "$2" "$C/targets/0/pid_target" || return 1
 	if [ "$1" = perf ]; then
-		w 1 "$P/nr_perf_events" && w 1 "$P/0/type" &&
-			w 2 "$P/0/config" && w 1 "$P/0/sample_period" || return 1
+		w 1 "$P/nr_probes" && w 1 "$P/0/preps/nr_preps" &&
+			w perf_event "$P/0/preps/0/prep_action" &&
+			w 1 "$P/0/preps/0/type" && w 2 "$P/0/preps/0/config" &&
+			w 1 "$P/0/preps/0/sample_period" || return 1
 	else
-		w 0 "$P/nr_perf_events" || return 1
+		w 0 "$P/nr_probes" || return 1
 	fi
 	w on "$A/0/state"
 }

@@ -347,21 +347,24 @@ echo "consumers: workload pid $wl_pid ($wl_desc)"
 setup_damon() {
 	write_attrs "$A" nr_kdamonds 1 || return
 	KD=$A/0
-	local C=$KD/contexts P
+	local C=$KD/contexts rc
 	write_attrs "$C" nr_contexts 1 0/operations vaddr \
 		0/targets/nr_targets 1 0/targets/0/pid_target "$wl_pid" || return
-	P=$C/0/monitoring_attrs/perf_events
-	if [ ! -d "$P" ]; then
+	# the events are perf_event preps of probe 0 (lib/common.sh), the
+	# control one beside the page-faults one: their samples are united
+	perf_preps "$C/0" $((1 + control))
+	rc=$?
+	if [ "$rc" -eq 2 ]; then
 		echo 0 >"$A/nr_kdamonds"
 		KD=""
-		skip_all "this kernel's DAMON has no perf_events sysfs directory"
+		skip_all "$write_msg"
 	fi
+	[ "$rc" -eq 0 ] || return
 	# type 1, config 2: PERF_TYPE_SOFTWARE, PERF_COUNT_SW_PAGE_FAULTS
-	write_attrs "$P" nr_perf_events $((1 + control)) \
-		0/type 1 0/config 2 0/sample_period 1 || return
+	write_attrs "$preps" 0/type 1 0/config 2 0/sample_period 1 || return
 	if [ "$control" = 1 ]; then
 		# config 0: PERF_COUNT_SW_CPU_CLOCK, a period of 1 ms (in ns)
-		write_attrs "$P" 1/type 1 1/config 0 1/sample_period 1000000 ||
+		write_attrs "$preps" 1/type 1 1/config 0 1/sample_period 1000000 ||
 			return
 	fi
 	write_attrs "$KD" state on

@@ -39,8 +39,12 @@ echo 18446744073709551615 >$AP/sz/max
 echo 4294967295 >$AP/nr_accesses/max
 echo 4294967295 >$AP/age/max
 if [ "$mode" = perf ]; then
-	P=$C/0/monitoring_attrs/perf_events
-	echo 1 >$P/nr_perf_events
+	# the event: a perf_event prep of probe 0, new and so without the
+	# filters that such a probe must not have
+	echo 1 >$C/0/monitoring_attrs/probes/nr_probes
+	P=$C/0/monitoring_attrs/probes/0/preps
+	echo 1 >$P/nr_preps
+	echo perf_event >$P/0/prep_action
 	echo 1 >$P/0/type		# PERF_TYPE_SOFTWARE
 	echo 2 >$P/0/config		# PERF_COUNT_SW_PAGE_FAULTS
 	echo 1 >$P/0/sample_period

@@ -5,14 +5,18 @@
  * apart.  Prints both ranges, then runs for the given number of seconds.
  * With "refault", the hot buffer is dropped (MADV_DONTNEED) before each
  * round, so that every round page-faults on it: the software page-faults
- * perf event then samples the hot buffer's addresses.
+ * perf event then samples the hot buffer's addresses.  With "cow", a child
+ * is forked and reaped before each round, which write-protects the hot
+ * buffer's pages: every write of the round page-faults on a page that is
+ * mapped, and keeps its frame, so that the faults have physical addresses.
  *
- * usage: workload [seconds] [hot MiB] [cold MiB] [refault]
+ * usage: workload [seconds] [hot MiB] [cold MiB] [refault|cow]
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -40,6 +44,8 @@ int main(int argc, char **argv)
 	time_t end = time(NULL) + secs;
 	unsigned long rounds = 0;
 	int refault = argc > 4 && !strcmp(argv[4], "refault");
+	int cow = argc > 4 && !strcmp(argv[4], "cow");
+	pid_t child;
 
 	munmap(gap, 64 << 20);
 	memset(cold, 1, cold_len);
@@ -50,6 +56,16 @@ int main(int argc, char **argv)
 		if (refault && madvise(hot, hot_len, MADV_DONTNEED)) {
 			perror("madvise");
 			return 1;
+		}
+		if (cow) {
+			child = fork();
+			if (child < 0) {
+				perror("fork");
+				return 1;
+			}
+			if (!child)
+				_exit(0);
+			waitpid(child, NULL, 0);
 		}
 		for (size_t off = 0; off < hot_len; off += page)
 			hot[off]++;

@@ -158,6 +158,8 @@ light_checks() {
 	det roundtrip bash "$TOP/tests/export-roundtrip.sh"
 	stage funnel-unit env FUNNEL_DIR="$SRC/tools/testing/selftests/damon" \
 		python3 "$TOP/tests/test_funnel.py" -v
+	# damo/series applied to Debian's damo, and damo's unit tests on it
+	stage damo-unit bash "$TOP/scripts/damo-patch.sh" unit
 }
 
 compile_checks() {
@@ -234,6 +236,9 @@ guest_selftests() {
 	# grown to ~590 s of a warm run against ~220 s here (666 s in all,
 	# 2026-12-02)
 	stage damo bash "$TOP/scripts/damo.sh" on
+	# the patched damo drives a perf_event probe prep, and the three uses
+	stage damo-patched bash "$TOP/scripts/damo-patch.sh" run on
+	stage damo-uses bash "$TOP/scripts/damo-patch.sh" uses on
 	stage stress-fast bash "$TOP/scripts/stress.sh" on fast
 }
 

@@ -39,7 +39,7 @@
 #     samples    page_faults: callbacks came
 #     hotcold    vaddr: a tried region (stat scheme) of the hot buffer has
 #                nr_accesses > 0, and the cold buffer's regions have none
-#                (sysfs_perf_events.sh's logic).  paddr: the frames of the
+#                (sysfs_perf_preps.py's logic).  paddr: the frames of the
 #                hot and cold buffers from /proc/PID/pagemap; a region has
 #                nr_accesses > 0 and every such region holds a hot frame
 #                (page_faults: a region holding a hot frame has

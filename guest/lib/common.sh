@@ -6,10 +6,11 @@
 # they return a status and leave the reason in a variable, and the caller says
 # what failed in its own output format.
 #
-#   sysfs      try_write, rd (both retry on EBUSY), write_attrs
+#   sysfs      try_write, rd (both retry on EBUSY), write_attrs, perf_preps
+#              (a DAMON context's perf events)
 #   CPUs       expand_cpulist, online_cpus, nr_possible_cpus
 #   kdamonds   running_kdamond, kthread_alive, kdamond_stop
-#   workload   workload_start (guest/workload.c)
+#   workload   workload_start (guest/workload.c), frames (its PFNs)
 #   tracing    find_tracefs, trace_instance, trace_event, trace_overrun
 #   kernel log kmsg_mark, kmsg_damon
 #
@@ -78,6 +79,38 @@ write_attrs()
 			return 1
 		fi
 		shift 2
+	done
+}
+
+# perf_preps CTX N: gives the DAMON context directory CTX one probe with N
+# perf_event preps, the perf events whose samples are its access reports,
+# and sets preps to CTX/monitoring_attrs/probes/0/preps; the caller writes
+# each event's attributes (type, config, sample_period, ...) into
+# $preps/0, $preps/1, ...  Writing nr_probes makes the probe directories anew,
+# empty: a probe with a perf_event prep must have no filters (EINVAL at 'on'),
+# and its weight is 0, so the samples make nr_accesses (a weight would mean
+# attributes-only monitoring).  A new prep is not a perf event until its
+# prep_action says so.  Returns 2 if this kernel's DAMON has no preps (no
+# perf events), 1 if a write failed; write_msg says why.
+# shellcheck disable=SC2034 # preps is for the caller
+perf_preps()
+{
+	local probes=$1/monitoring_attrs/probes n=$2 i
+
+	preps=$probes/0/preps
+	if [ -d "$probes" ]
+	then
+		write_attrs "$probes" nr_probes 1 || return 1
+	fi
+	if [ ! -d "$preps" ]
+	then
+		write_msg="this kernel's DAMON has no perf event preps ($preps)"
+		return 2
+	fi
+	write_attrs "$preps" nr_preps "$n" || return 1
+	for ((i = 0; i < n; i++))
+	do
+		write_attrs "$preps/$i" prep_action perf_event || return 1
 	done
 }
 
@@ -239,6 +272,26 @@ workload_start()
 	wl_hot_end=$((BASH_REMATCH[2]))
 	wl_cold_start=$((BASH_REMATCH[3]))
 	wl_cold_end=$((BASH_REMATCH[4]))
+}
+
+# frames PID START END: the PFNs of the present pages of [START, END) in the
+# address space of PID, from /proc/PID/pagemap (bit 63 present, bits 0-54 the
+# PFN, which root sees), one a line.  Hexadecimal, as awk's numbers are
+# doubles: a present entry starts with a digit of 8 or more, the PFN is the
+# last 14 digits without bit 55.  Uses page_size, the caller's page size.
+frames()
+{
+	dd if="/proc/$1/pagemap" bs=8 skip=$(($2 / page_size)) \
+		count=$((($3 - $2) / page_size)) 2> /dev/null |
+		od -An -v -tx8 -w8 | awk '
+		$1 ~ /^[89a-f]/ {
+			v = 0
+			for (i = 3; i <= 16; i++) {
+				d = index("0123456789abcdef", substr($1, i, 1)) - 1
+				v = v * 16 + (i == 3 ? d % 8 : d)
+			}
+			printf "%.0f\n", v
+		}'
 }
 
 #

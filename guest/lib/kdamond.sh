@@ -51,27 +51,30 @@ reset_kdamonds()
 # setup_ctx K PERIOD AGGR_US SCHEME PID...: the context of kdamond K monitors
 # the PIDs (vaddr) with the page-faults event of sample_period PERIOD (or
 # the event of ev_type, ev_config and ev_period, where the caller sets them:
-# damon_perf_stress.sh --pmu, --period).  With
+# damon_perf_stress.sh --pmu, --period), the perf_event prep $preps/0 of
+# probe 0 (perf_preps, lib/common.sh).  With
 # SCHEME 1, a stat scheme for every region, to read the regions through
 # update_schemes_tried_regions.
 setup_ctx()
 {
 	local k=$1 period=$2 aggr=$3 scheme=$4
-	local c=$kdamonds_dir/$1/contexts/0 ev i=0 pid s
+	local c=$kdamonds_dir/$1/contexts/0 i=0 pid s rc
 
 	shift 4
-	ev=$c/monitoring_attrs/perf_events
-	[ -d "$ev" ] || skip_subtest "no perf_events directory ($ev)"
+	perf_preps "$c" 1
+	rc=$?
+	[ "$rc" -eq 2 ] && skip_subtest "$write_msg"
+	[ "$rc" -eq 0 ] || abort "$write_msg"
 	write_attrs "$c" operations vaddr \
 		monitoring_attrs/intervals/sample_us 5000 \
 		monitoring_attrs/intervals/aggr_us "$aggr" \
 		monitoring_attrs/intervals/update_us 1000000 \
 		monitoring_attrs/nr_regions/min 10 \
 		monitoring_attrs/nr_regions/max 100 || abort "$write_msg"
-	write_attrs "$ev" nr_perf_events 1 0/type "${ev_type:-1}" \
-		0/config "${ev_config:-2}" 0/freq N \
-		0/sample_period "${ev_period:-$period}" 0/exclude_kernel N \
-		0/sample_phys_addr N || abort "$write_msg"
+	write_attrs "$preps/0" type "${ev_type:-1}" \
+		config "${ev_config:-2}" freq 0 \
+		sample_period "${ev_period:-$period}" exclude_kernel 0 \
+		sample_phys_addr 0 || abort "$write_msg"
 	wr "$c/targets/nr_targets" "$#"
 	for pid in "$@"
 	do

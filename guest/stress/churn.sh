@@ -30,7 +30,8 @@ subtest_churn()
 		if ((i % 5 == 4))
 		then
 			period=$((period == 1 ? 2 : 1))
-			wr "$kdamonds_dir/0/contexts/0/monitoring_attrs/perf_events/0/sample_period" "$period"
+			# setup_ctx's perf_event prep
+			wr "$preps/0/sample_period" "$period"
 			if ! try_write "$kdamonds_dir/0/state" commit
 			then
 				fail "cycle $i: commit failed: $write_err"

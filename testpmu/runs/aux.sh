@@ -165,13 +165,13 @@ aux_setup()
 		write_attrs "$c/monitoring_attrs/intervals" sample_us "$sample" ||
 			abort "$write_msg"
 	fi
-	ev=$c/monitoring_attrs/perf_events/0
+	ev=$preps/0	# setup_ctx's perf_event prep
 	write_attrs "$ev" type "$aux_type" config "$aux_cfg" \
 		config1 "$wl_hot_start" config2 $((wl_hot_end - wl_hot_start)) \
 		precise_ip 0 wakeup_events 0 || abort "$write_msg"
 	if [ "$ops" = paddr ]
 	then
-		write_attrs "$ev" sample_phys_addr Y || abort "$write_msg"
+		write_attrs "$ev" sample_phys_addr 1 || abort "$write_msg"
 	fi
 	say "event: damon_test_aux (type $aux_type) config $(printf '%#x' "$aux_cfg")" \
 		"period $aux_period us, $ops, sampling ${sample:-5000} us," \

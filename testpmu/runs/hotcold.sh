@@ -9,26 +9,6 @@
 # Frames and regions
 #
 
-# frames PID START END: the PFNs of the present pages of [START, END) in the
-# address space of PID, from /proc/PID/pagemap (bit 63 present, bits 0-54 the
-# PFN, which root sees), one a line.  Hexadecimal, as awk's numbers are
-# doubles: a present entry starts with a digit of 8 or more, the PFN is the
-# last 14 digits without bit 55.
-frames()
-{
-	dd if="/proc/$1/pagemap" bs=8 skip=$(($2 / page_size)) \
-		count=$((($3 - $2) / page_size)) 2> /dev/null |
-		od -An -v -tx8 -w8 | awk '
-		$1 ~ /^[89a-f]/ {
-			v = 0
-			for (i = 3; i <= 16; i++) {
-				d = index("0123456789abcdef", substr($1, i, 1)) - 1
-				v = v * 16 + (i == 3 ? d % 8 : d)
-			}
-			printf "%.0f\n", v
-		}'
-}
-
 # paddr_target CTX DESC: makes the regions in $tmpdir/target ("start end" a
 # line) the one paddr target of the context directory CTX, and says so, with
 # DESC for what they are

@@ -56,15 +56,14 @@ dtp_total()
 # 'off' (HOW off) closes the event (see the header).  Runs in a subshell.
 run_late()
 {
-	local how=$1 c ev late_cpu other_cpu late_pid late_rc=0 t0 st
+	local how=$1 ev late_cpu other_cpu late_pid late_rc=0 t0 st
 	local dl dd dD dc dz dr
 
 	late_prepare "$dtp_late" || return
 	start_workload "$other_cpu" keep
 	reset_kdamonds 1
 	setup_ctx 0 1000 100000 0 "$wl_pid"
-	c=$kdamonds_dir/0/contexts/0
-	ev=$c/monitoring_attrs/perf_events
+	ev=$preps	# setup_ctx's probe 0 preps
 	write_attrs "$ev/0" type "$pmu_type" config 3 precise_ip 0 \
 		wakeup_events 0 || abort "$write_msg"
 	snap before
@@ -84,7 +83,8 @@ run_late()
 	chk=$how
 	case "$how" in
 	commit)
-		write_attrs "$ev" nr_perf_events 0 || abort "$write_msg"
+		# no perf_event prep left: the commit closes the event
+		write_attrs "$ev" nr_preps 0 || abort "$write_msg"
 		try_write "$kdamonds_dir/0/state" commit ||
 			fail "writing 'commit' failed: $write_err"
 		;;

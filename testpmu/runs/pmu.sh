@@ -81,7 +81,7 @@ run_pmu()
 		paddr_target "$kdamonds_dir/0/contexts/0" "$([ "$mode" = refault ] &&
 			echo "the biggest System RAM" || echo "the 2 MiB blocks of the workload's frames")"
 	fi
-	ev=$kdamonds_dir/0/contexts/0/monitoring_attrs/perf_events/0
+	ev=$preps/0	# setup_ctx's perf_event prep
 	write_attrs "$ev" type "$type" config "$config" precise_ip "$precise" \
 		wakeup_events 0 || abort "$write_msg"
 	if $testpmu
@@ -91,7 +91,7 @@ run_pmu()
 	fi
 	if [ "$ops" = paddr ]
 	then
-		write_attrs "$ev" sample_phys_addr Y || abort "$write_msg"
+		write_attrs "$ev" sample_phys_addr 1 || abort "$write_msg"
 	fi
 	say "event: type $type config $(printf '%#x' "$config") period $period" \
 		"precise_ip $precise, $ops, aggregation ${aggr_us} us"
@@ -245,7 +245,7 @@ run_pmu()
 # purpose.  Runs in a subshell.
 run_nointr()
 {
-	local dir=/sys/bus/event_source/devices/damon_test_nointr type c ev st
+	local dir=/sys/bus/event_source/devices/damon_test_nointr type ev st
 
 	chk=setup
 	if [ ! -r "$dir/type" ]
@@ -256,8 +256,7 @@ run_nointr()
 	read -r type < "$dir/type"
 	reset_kdamonds 1
 	setup_ctx 0 1000 100000 0 $$
-	c=$kdamonds_dir/0/contexts/0
-	ev=$c/monitoring_attrs/perf_events
+	ev=$preps	# setup_ctx's probe 0 preps
 	# ibs shape: its period must be a multiple of 16
 	write_attrs "$ev/0" type "$type" config 0 sample_period 1008 \
 		precise_ip 0 wakeup_events 0 || abort "$write_msg"
