@@ -9,9 +9,15 @@
  * is forked and reaped before each round, which write-protects the hot
  * buffer's pages: every write of the round page-faults on a page that is
  * mapped, and keeps its frame, so that the faults have physical addresses.
+ * With "spread", a thread on each online CPU, pinned there, writes the hot
+ * buffer: every CPU runs the workload's thread group, as a sampling PMU on
+ * every CPU needs to make records of it on each.
  *
- * usage: workload [seconds] [hot MiB] [cold MiB] [refault|cow]
+ * usage: workload [seconds] [hot MiB] [cold MiB] [refault|cow|spread]
  */
+#define _GNU_SOURCE
+#include <pthread.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -30,6 +36,70 @@ static char *map(size_t len)
 		exit(1);
 	}
 	return p;
+}
+
+struct spread_arg {
+	pthread_t thread;
+	int cpu;
+	char *hot;
+	size_t hot_len;
+	long page;
+	time_t end;
+	unsigned long rounds;
+};
+
+static void *spread_thread(void *p)
+{
+	struct spread_arg *a = p;
+	cpu_set_t set;
+
+	CPU_ZERO(&set);
+	CPU_SET(a->cpu, &set);
+	if (sched_setaffinity(0, sizeof(set), &set))
+		perror("sched_setaffinity");
+	while (time(NULL) < a->end) {
+		for (size_t off = 0; off < a->hot_len; off += a->page)
+			__atomic_fetch_add(&a->hot[off], 1, __ATOMIC_RELAXED);
+		a->rounds++;
+	}
+	return NULL;
+}
+
+/* A thread on each online CPU writes @hot until @end; 1 if none started */
+static int spread(char *hot, size_t hot_len, long page, time_t end)
+{
+	long n = sysconf(_SC_NPROCESSORS_ONLN), started = 0;
+	unsigned long rounds = 0;
+	struct spread_arg *a = calloc(n > 0 ? n : 1, sizeof(*a));
+	cpu_set_t online;
+
+	if (!a || sched_getaffinity(0, sizeof(online), &online)) {
+		perror("spread");
+		return 1;
+	}
+	/* every CPU that is online, whatever this process was pinned to */
+	for (int cpu = 0; cpu < CPU_SETSIZE && started < n; cpu++) {
+		char path[64];
+
+		snprintf(path, sizeof(path),
+			 "/sys/devices/system/cpu/cpu%d/online", cpu);
+		if (cpu && access(path, F_OK))
+			continue;
+		a[started] = (struct spread_arg){ .cpu = cpu, .hot = hot,
+			.hot_len = hot_len, .page = page, .end = end };
+		if (pthread_create(&a[started].thread, NULL, spread_thread,
+				   &a[started]))
+			break;
+		started++;
+	}
+	for (long i = 0; i < started; i++) {
+		pthread_join(a[i].thread, NULL);
+		rounds += a[i].rounds;
+	}
+	printf("workload: %lu rounds over the hot buffer by %ld threads\n",
+	       rounds, started);
+	free(a);
+	return !started;
 }
 
 int main(int argc, char **argv)
@@ -52,6 +122,8 @@ int main(int argc, char **argv)
 	printf("hot=%p-%p cold=%p-%p\n", hot, hot + hot_len, cold,
 	       cold + cold_len);
 	fflush(stdout);
+	if (argc > 4 && !strcmp(argv[4], "spread"))
+		return spread(hot, hot_len, page, end);
 	while (time(NULL) < end) {
 		if (refault && madvise(hot, hot_len, MADV_DONTNEED)) {
 			perror("madvise");

@@ -35,7 +35,9 @@
 # Env: TESTPMU_BUILD=0: no build, only the check of the kernel (iterate on
 # the guest script without building); TESTPMU_ARGS: options for testpmu-guest.sh (e.g. "--only
 # 'ibs-*,negative' --secs 6"); TESTPMU_GUEST: another guest script;
-# TESTPMU_VM_TIMEOUT (900) in s; TESTPMU_VARIANT: the config variant (on;
+# TESTPMU_VM_TIMEOUT (900) in s; TESTPMU_CPUS (2): the guest's vCPUs;
+# TESTPMU_NAME (testpmu): the guest's name, so its output directory
+# build/testpmu/vm/NAME; TESTPMU_VARIANT: the config variant (on;
 # "debug" for KASAN and the other checkers, as in make stress); VM_ACCEL as
 # for vm-run.sh.
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -55,6 +57,10 @@ patch=$TOP/testpmu/0001-damon-test-pmu.patch
 # the AUX test PMU (damon_test_aux, Arm SPE records), applied after the first
 aux_patch=$TOP/testpmu/0002-damon-test-aux-pmu.patch
 [ -f "$aux_patch" ] || die "testpmu: missing $aux_patch"
+# DAMON decodes the AUX buffers of the PMUs that it knows write Arm SPE
+# records: damon_test_aux joins them (its twin damon_test_trace does not)
+fmt_patch=$TOP/testpmu/0003-damon-test-aux-pmu-spe-format.patch
+[ -f "$fmt_patch" ] || die "testpmu: missing $fmt_patch"
 variant=${TESTPMU_VARIANT:-on}
 O=$(objdir "$variant")
 t0=$SECONDS
@@ -63,8 +69,9 @@ t0=$SECONDS
 tree_ready() {
 	[ "$(git -C "$SRC" rev-parse -q --verify HEAD 2>/dev/null)" = "$1" ] &&
 		git -C "$SRC" apply -R --check "$aux_patch" 2>/dev/null &&
+		git -C "$SRC" apply -R --check "$fmt_patch" 2>/dev/null &&
 		[ "$(git -C "$SRC" status --porcelain --untracked-files=all | cut -c4- | sort)" = \
-			"$(git -C "$SRC" apply --numstat "$patch" "$aux_patch" | cut -f3 | sort -u)" ]
+			"$(git -C "$SRC" apply --numstat "$patch" "$aux_patch" "$fmt_patch" | cut -f3 | sort -u)" ]
 }
 
 build_kernel() {
@@ -85,7 +92,7 @@ build_kernel() {
 	if tree_ready "$rev"; then
 		log "testpmu: $SRC is the series ($(git -C "$SRC" log -1 --format=%h "$rev")) + the test PMU patches already"
 	else
-		log "testpmu: $SRC = series $(git -C "$SRC" log -1 --format='%h %s' "$rev") + $(basename "$patch") + $(basename "$aux_patch")"
+		log "testpmu: $SRC = series $(git -C "$SRC" log -1 --format='%h %s' "$rev") + $(basename "$patch") + $(basename "$aux_patch") + $(basename "$fmt_patch")"
 		git -C "$SRC" checkout -q -f --detach "$rev" || die "testpmu: checkout failed"
 		git -C "$SRC" clean -fdq -- drivers/perf
 		if $new; then
@@ -99,6 +106,8 @@ build_kernel() {
 			die "testpmu: $patch does not apply on the series"
 		git -C "$SRC" apply "$aux_patch" ||
 			die "testpmu: $aux_patch does not apply on the series and $(basename "$patch")"
+		git -C "$SRC" apply "$fmt_patch" ||
+			die "testpmu: $fmt_patch does not apply on the series"
 	fi
 	log "testpmu: build $variant"
 	bash "$TOP/scripts/build.sh" "$variant" || die "testpmu: build failed"
@@ -130,9 +139,10 @@ cp "$st/damon_perf_obs_test.sh" "$stage/selftests/" ||
 gcc -O2 -Wall -o "$stage/selftests/perf_fault_workload" "$st/perf_fault_workload.c" ||
 	die "testpmu: building perf_fault_workload failed"
 
-out=$BUILD/vm/testpmu
+name=${TESTPMU_NAME:-testpmu}
+out=$BUILD/vm/$name
 rc=0
-bash "$TOP/scripts/vm-run.sh" --name testpmu --cpus 2 --mem 2048 \
+bash "$TOP/scripts/vm-run.sh" --name "$name" --cpus "${TESTPMU_CPUS:-2}" --mem 2048 \
 	--timeout "${TESTPMU_VM_TIMEOUT:-900}" --append "kunit.enable=0" "$variant" -- \
 	"bash $stage/testpmu-guest.sh ${TESTPMU_ARGS:-} $wl $stage/selftests" || rc=$?
 echo

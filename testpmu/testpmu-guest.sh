@@ -93,6 +93,11 @@
 #              log names the PMU (perf_event_open() refuses such sampling
 #              events; a kernel counter of it would open and never sample).
 #              After the kmsg check, as it warns on purpose
+#   aux-format an event of damon_test_trace, the AUX test PMU's twin that
+#              writes the same records but does not say that they are Arm
+#              SPE's (as Intel PT or CoreSight write their own formats):
+#              'on' fails with EOPNOTSUPP, the kdamond stays off, and the
+#              kernel log names the PMU.  After the kmsg check
 #   aux-OPS    an event of the AUX test PMU damon_test_aux
 #              (testpmu/0002-damon-test-aux-pmu.patch: Arm SPE records written
 #              into the kernel-owned AUX buffer of each of DAMON's per-CPU
@@ -153,6 +158,22 @@
 #              offline are drained when the kdamond releases its event),
 #              kinds, source, flags, reopened (after each online the CPU's
 #              PMU writes records again: DAMON opened an event there), laws
+#   aux-fair-OPS, aux-fair4-OPS  vaddr and paddr; the workload's "spread"
+#              mode (a thread pinned on every online CPU), 128 records per
+#              expiry on every CPU; aux-fair4 starts the context with
+#              report_ring_order 2 (a drain budget of 32 records per
+#              sampling interval).  Checks: records, pmu-laws, fair (every
+#              CPU's PMU wrote records in each of three 3 s windows: DAMON
+#              read every buffer and enabled every event again), lost,
+#              kinds, source, flags, laws
+#   aux-reenable-OPS  vaddr and paddr; report_ring_order 2, the kdamond
+#              pinned off the workload's CPU, "slow_full" written to
+#              damon_test_aux/inject: the PMU holds the workload's CPU for
+#              50 ms at its next full buffer, after perf core flagged it
+#              TRUNCATED and before the event is disabled.  Checks: records,
+#              pmu-laws, held (the PMU did hold a full buffer), reenabled
+#              (records on that CPU in the 3 s after: the event was enabled
+#              again), lost, kinds, source, flags, laws
 #   obs-OPS    damon_perf_obs_test.sh --pmu damon_test --period 1008 (the
 #              ibs shape, no range: records at the interrupted task's stack
 #              pointer), vaddr and paddr: exits 0
@@ -192,7 +213,9 @@
 #                   late-off late-control aux-vaddr aux-paddr
 #                   aux-shapes-vaddr aux-shapes-paddr aux-full-vaddr
 #                   aux-full-paddr aux-inject-vaddr aux-inject-paddr
-#                   aux-hotplug-vaddr aux-hotplug-paddr nointr obs-vaddr
+#                   aux-hotplug-vaddr aux-hotplug-paddr aux-fair-vaddr
+#                   aux-fair4-vaddr aux-reenable-vaddr nointr aux-format
+#                   obs-vaddr
 #                   obs-paddr obs-aux-vaddr obs-aux-paddr)
 #   --secs S        seconds of monitoring before the regions are read (4)
 #   --obs-secs S    --duration of damon_perf_obs_test.sh (5)
@@ -222,7 +245,8 @@ all_runs+=" pebs_large-paddr page_faults-vaddr page_faults-paddr negative"
 all_runs+=" late-commit late-off late-control"
 all_runs+=" aux-vaddr aux-paddr aux-shapes-vaddr aux-shapes-paddr"
 all_runs+=" aux-full-vaddr aux-full-paddr aux-inject-vaddr aux-inject-paddr"
-all_runs+=" aux-hotplug-vaddr aux-hotplug-paddr"
+all_runs+=" aux-hotplug-vaddr aux-hotplug-paddr aux-fair-vaddr aux-fair4-vaddr"
+all_runs+=" aux-reenable-vaddr aux-format"
 all_runs+=" nointr obs-vaddr obs-paddr obs-aux-vaddr obs-aux-paddr"
 
 # Workload buffers (MiB): at most ~250 records/s per CPU (HZ=250, no
@@ -539,7 +563,8 @@ main()
 	for run in $all_runs
 	do
 		# the obs tests and nointr come after the kmsg check
-		[[ "$run" == obs-* || "$run" == nointr ]] && continue
+		[[ "$run" == obs-* || "$run" == nointr || "$run" == aux-format ]] &&
+			continue
 		selected "$run" || continue
 		cur=$run
 		echo "# --- $run ($((SECONDS - t0)) s)"
@@ -561,13 +586,14 @@ main()
 	done
 	cur=all chk=kmsg
 	check_kmsg
-	for run in nointr obs-vaddr obs-paddr obs-aux-vaddr obs-aux-paddr
+	for run in nointr aux-format obs-vaddr obs-paddr obs-aux-vaddr obs-aux-paddr
 	do
 		selected "$run" || continue
 		cur=$run
 		echo "# --- $run ($((SECONDS - t0)) s)"
 		case "$run" in
 		nointr) (run_nointr);;
+		aux-format) (run_aux_format);;
 		obs-aux-*)
 			if [ -n "$aux_reason" ]
 			then

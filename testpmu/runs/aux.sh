@@ -593,6 +593,180 @@ run_aux_hotplug()
 	aux_result aux+hotplug
 }
 
+# run_aux_fair OPS [ORDER]: the AUX test PMU on every online CPU, each with a
+# thread of the workload (its "spread" mode) that it samples, 128 records
+# per expiry, committed at each: more than the drain can take in an interval
+# with 4-entry report rings (ORDER 2, damon_core.report_ring_order while the
+# context starts).  Every CPU's buffer must be read in every window of 3 s,
+# whatever the other CPUs write: a CPU whose buffer is never read fills it,
+# perf core disables its event, and the PMU writes no record there again.
+run_aux_fair()
+{
+	local ops=$1 order=${2:-} cpu cpus i r0 r1 f1 bad="" grow orig
+
+	chk=setup
+	cpus=$(online_cpus)
+	if [ "$(echo "$cpus" | wc -l)" -lt 2 ]
+	then
+		skip "needs 2 online CPUs"
+		return
+	fi
+	if [ -n "$order" ] && [ ! -w "$ring_order_param" ]
+	then
+		skip "no report_ring_order knob ($ring_order_param)"
+		return
+	fi
+	hot_regions=- cold_accessed=-
+	if [ -n "${wl_pid:-}" ] && kill -0 "$wl_pid" 2> /dev/null
+	then
+		kill "$wl_pid"
+		wait "$wl_pid" 2> /dev/null
+	fi
+	start_workload "" spread
+	aux_setup "$ops" $((dta_cx | dta_commit_each | 128 << dta_burst_shift))
+	if [ -n "$order" ]
+	then
+		rd orig "$ring_order_param"
+		echo "$orig" > "$tmpdir/ring_order.orig"
+		wr "$ring_order_param" "$order"
+	fi
+	aux_on
+	if [ -n "$order" ]
+	then
+		wr "$ring_order_param" "$orig"
+		rm -f "$tmpdir/ring_order.orig"
+	fi
+	say "phase: ${order:+report_ring_order $order, }the PMU on cpus $(echo $cpus)"
+	sleep 2
+	aux_snap win0
+	for ((i = 1; i <= 3; i++))
+	do
+		sleep 3
+		aux_snap "win$i"
+	done
+	aux_off
+	for cpu in $cpus
+	do
+		grow=""
+		for ((i = 1; i <= 3; i++))
+		do
+			r0=$(aux_cpu_stat "win$((i - 1))" "$cpu" records)
+			r1=$(aux_cpu_stat "win$i" "$cpu" records)
+			grow+=" +$((r1 - r0))"
+			[ "$r1" -gt "$r0" ] || bad+=" cpu $cpu window $i (${r0} -> ${r1});"
+		done
+		f1=$(aux_cpu_stat "win3" "$cpu" full)
+		say "cpu $cpu: records in each 3 s window:$grow (full $f1)"
+	done
+	aux_check_records
+	[ -z "$bad" ]
+	verdict fair $? \
+		"the PMU wrote records on every cpu in every window: DAMON read each buffer" \
+		"no record written in:$bad the buffer was not read, or its event not enabled again"
+	aux_check_exact
+	aux_check_source
+	aux_check_flags "" any
+	aux_result "aux+fair${order:+-order$order}"
+}
+
+# run_aux_reenable OPS: the window between perf core's TRUNCATED flag and its
+# disable of the event.  The workload's CPU fills its buffer (4-entry report
+# rings: a drain budget of 32 records an interval), and "slow_full" written
+# to damon_test_aux/inject holds that CPU in the PMU's interrupt for 50 ms
+# at its next full buffer, after the flag and before the irq_work that
+# disables the event: the kdamond, pinned to another CPU, reads the flag
+# while the event is still active.  The event must be enabled again.
+run_aux_reenable()
+{
+	local ops=$1 kd_cpu kd_pid orig s0 s1 r0 r1
+
+	chk=setup
+	if [ "$ncpus" -lt 2 ] || [ -z "$wl_cpu" ] || [ ! -w "$ring_order_param" ]
+	then
+		skip "needs 2 CPUs, taskset and $ring_order_param"
+		return
+	fi
+	kd_cpu=$(online_cpus | grep -vx "$wl_cpu" | head -n 1)
+	hot_regions=- cold_accessed=-
+	aux_setup "$ops" $((dta_cx | dta_commit_each | 128 << dta_burst_shift))
+	rd orig "$ring_order_param"
+	echo "$orig" > "$tmpdir/ring_order.orig"
+	wr "$ring_order_param" 2
+	aux_on
+	wr "$ring_order_param" "$orig"
+	rm -f "$tmpdir/ring_order.orig"
+	rd kd_pid "$kdamonds_dir/0/pid"
+	taskset -pc "$kd_cpu" "$kd_pid" > /dev/null ||
+		abort "cannot pin the kdamond $kd_pid to cpu $kd_cpu"
+	say "phase: kdamond $kd_pid on cpu $kd_cpu, the workload on cpu $wl_cpu, report_ring_order 2"
+	sleep 1
+	aux_snap inject
+	try_write "$dta_inject" slow_full ||
+		abort "writing slow_full to $dta_inject: $write_err"
+	sleep 2
+	aux_snap win0
+	sleep 3
+	aux_snap win1
+	aux_off
+	s0=$(aux_cpu_stat inject "$wl_cpu" slow_full)
+	s1=$(aux_cpu_stat win0 "$wl_cpu" slow_full)
+	r0=$(aux_cpu_stat win0 "$wl_cpu" records)
+	r1=$(aux_cpu_stat win1 "$wl_cpu" records)
+	aux_check_records
+	[ "$s1" -gt "$s0" ]
+	verdict held $? \
+		"the PMU held cpu $wl_cpu at a full buffer ($((s1 - s0)) time)" \
+		"no full buffer held (slow_full $s0 -> $s1): the buffer never filled"
+	[ "$r1" -gt "$r0" ]
+	verdict reenabled $? \
+		"after the held full buffer, the PMU wrote $((r1 - r0)) records on cpu $wl_cpu in 3 s" \
+		"no record on cpu $wl_cpu in the 3 s after the held full buffer ($r0 -> $r1): the event stayed disabled"
+	aux_check_exact
+	aux_check_source
+	aux_check_flags "" any
+	aux_result aux+reenable
+}
+
+# run_aux_format: an event of damon_test_trace, the AUX test PMU's twin that
+# writes the same records but does not say that they are Arm SPE's, as
+# Intel PT, CoreSight or hisi_ptt write AUX buffers of their own formats:
+# DAMON decodes only SPE records, so 'on' must fail with EOPNOTSUPP and a
+# warning that names the PMU, instead of parsing a trace as SPE records.
+# After the kmsg check, as it warns on purpose.  Runs in a subshell.
+run_aux_format()
+{
+	local dir=/sys/bus/event_source/devices/damon_test_trace type st
+
+	chk=setup
+	if [ ! -r "$dir/type" ]
+	then
+		skip "no damon_test_trace PMU (an older AUX test PMU)"
+		return
+	fi
+	read -r type < "$dir/type"
+	reset_kdamonds 1
+	setup_ctx 0 1000 100000 0 $$
+	write_attrs "$preps/0" type "$type" config "$dta_cx" sample_period 1000 \
+		precise_ip 0 wakeup_events 0 || abort "$write_msg"
+	kmsg_mark aux-format
+	chk=refused
+	if try_write "$kdamonds_dir/0/state" on
+	then
+		fail "'on' with an event of damon_test_trace succeeded"
+		kdamond_off 0
+		return
+	fi
+	[[ "$write_err" == *"not supported"* ]]
+	verdict refused $? "'on' failed: $write_err" \
+		"'on' failed with '$write_err', not EOPNOTSUPP"
+	rd st "$kdamonds_dir/0/state"
+	[ "$st" = off ]
+	verdict state $? "the kdamond is off" "the kdamond is '$st'"
+	kmsg_damon | grep -q "damon_test_trace PMU"
+	verdict warning $? "the kernel log names the PMU: $(kmsg_damon | grep -m1 damon_test_trace)" \
+		"no warning naming damon_test_trace: $(kmsg_damon | tail -n 2)"
+}
+
 # run_aux NAME: the run aux-NAME (aux-OPS, or aux-SHAPE-OPS: OPS vaddr or
 # paddr).  Runs in a subshell.
 run_aux()
@@ -604,6 +778,9 @@ run_aux()
 	full-vaddr|full-paddr) run_aux_full "${1#*-}";;
 	inject-vaddr|inject-paddr) run_aux_inject "${1#*-}";;
 	hotplug-vaddr|hotplug-paddr) run_aux_hotplug "${1#*-}";;
+	fair-vaddr|fair-paddr) run_aux_fair "${1#*-}";;
+	fair4-vaddr|fair4-paddr) run_aux_fair "${1#*-}" 2;;
+	reenable-vaddr|reenable-paddr) run_aux_reenable "${1#*-}";;
 	*) abort "no run aux-$1";;
 	esac
 }
