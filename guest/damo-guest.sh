@@ -11,11 +11,25 @@
 #          monitoring_attrs/probes/0/preps/0/) monitors the workload:
 #          damo 3.4.1 knows only the set_pgidle prep, so 'damo report
 #          access' must fail and name the prep action it refuses; the
-#          kdamond must still be on, with its event.
+#          kdamond must still be on, with its event;
+#   pgidle 'damo start --ops paddr --regions ... --probe_prep set_pgidle
+#          --probe_filter allow pgidle_unset' (the Accessed-bit probe of
+#          mm.git's preps, which damo 3.4.1 speaks; paddr, as the kernel
+#          applies probes there) around the frames of a workload that
+#          writes its hot buffer, write-protected by a fork each round (a
+#          buffer written through cached TLB entries keeps its Accessed
+#          bits clear under TCG once DAMON cleared them): 'damo report
+#          access' must show probe hits in regions that hold those frames;
+#   features  'damo features supported' must list the five features that
+#          damo 3.4.1 turns on when it sees probes/0/preps (probe_preps,
+#          probe_prep_set_pgidle, probe_type_pgidle_unset,
+#          probe_type_pgidle_set, damos_filter_probe_hits_wsum), and the
+#          kernel must take each: the prep action, both probe filter types
+#          and the DAMOS filter type written and read back.
 #
 # damo caches what it learned of the kernel in ~/.damo.sysinfo; the guest's
 # home is a fresh tmpfs, so every run probes the kernel anew.
-# Exit: 0 if both passed, 1 otherwise.
+# Exit: 0 if all passed, 1 otherwise.
 # shellcheck source=lib/common.sh
 . "$(dirname "$0")/lib/common.sh"
 
@@ -129,6 +143,97 @@ else
 	fail "perf: the kdamond is $(cat "$kd/state"), nr_preps $(cat "$preps/nr_preps"), prep_action $(cat "$preps/0/prep_action" 2> /dev/null)"
 fi
 wr "$kd/state" off
+wr "$admin/kdamonds/nr_kdamonds" 0
+
+# pgidle: damo 3.4.1's Accessed-bit probe, which the kernel has for paddr
+# (ops->apply_probes): a paddr context around the frames of a workload that
+# writes its write-protected hot buffer; the regions of those frames have
+# probe hits
+kill "$wl_pid" 2> /dev/null
+workload_start "$workload" 16 64 "" cow || { echo "FAIL the workload did not start"; exit 1; }
+page_size=$(getconf PAGESIZE)
+sleep 1
+frames "$wl_pid" "$wl_hot_start" "$wl_hot_end" | sort -n > "$tmpdir/hot_pfns"
+# the physical span of the hot buffer's frames, and 16 MiB around it
+read -r lo hi < <(awk -v ps="$page_size" 'NR == 1 { lo = $1 } { hi = $1 }
+	END { m = 4096; printf "%.0f %.0f\n", (lo > m ? lo - m : 0) * ps, (hi + 1 + m) * ps }' \
+	"$tmpdir/hot_pfns")
+if damo start --ops paddr --regions "$lo-$hi" --probe_prep set_pgidle \
+	--probe_filter allow pgidle_unset > "$tmpdir/start-pgidle" 2>&1
+then
+	pass "pgidle: 'damo start --ops paddr --regions $lo-$hi --probe_prep set_pgidle --probe_filter allow pgidle_unset'"
+	sleep 8
+	damo report access --raw_number --format_region \
+		'region <start address> <end address> <access rate> <probe hits>' \
+		> "$tmpdir/report-pgidle" 2>&1
+	# the frames at the report (khugepaged may have moved some)
+	frames "$wl_pid" "$wl_hot_start" "$wl_hot_end" | sort -n > "$tmpdir/hot_pfns.now"
+	echo "# pgidle: $(wc -l < "$tmpdir/hot_pfns") hot frames at the start, $(wc -l < "$tmpdir/hot_pfns.now") at the report, $(comm -12 "$tmpdir/hot_pfns" "$tmpdir/hot_pfns.now" | wc -l) the same"
+	mv "$tmpdir/hot_pfns.now" "$tmpdir/hot_pfns"
+	# regions that hold a frame of the hot buffer, and those with hits
+	read -r n_hot hits < <(awk -v ps="$page_size" '
+		NR == FNR { pfn[NR] = $1; n = NR; next }
+		$1 == "region" {
+			s = $2 / ps; e = $3 / ps; hot = 0
+			for (i = 1; i <= n && !hot; i++)
+				hot = pfn[i] >= s && pfn[i] < e
+			if (!hot)
+				next
+			nhot++
+			if ($5 > 0) h++
+		}
+		END { print nhot + 0, h + 0 }' "$tmpdir/hot_pfns" "$tmpdir/report-pgidle")
+	if [ "$hits" -gt 0 ]
+	then
+		pass "pgidle: $hits of the $n_hot regions that hold the hot buffer's frames have probe hits"
+		grep -E '^ *region' "$tmpdir/report-pgidle" | sed 's/^/    /'
+	else
+		fail "pgidle: none of the $n_hot regions that hold the hot buffer's frames has probe hits"
+		grep -E '^ *region' "$tmpdir/report-pgidle" | head -n 20 | sed 's/^/    /'
+	fi
+	damo stop > /dev/null 2>&1 || fail "pgidle: 'damo stop' exited $?"
+else
+	fail "pgidle: 'damo start' with a set_pgidle prep exited $?"
+	tail -n 5 "$tmpdir/start-pgidle" | sed 's/^/    /'
+fi
+
+# features: what damo says of the kernel, and what the kernel takes
+damo features supported > "$tmpdir/features" 2>&1
+missing=""
+for f in probe_preps probe_prep_set_pgidle probe_type_pgidle_unset \
+	probe_type_pgidle_set damos_filter_probe_hits_wsum
+do
+	grep -qx "sysfs/$f" "$tmpdir/features" || missing+=" sysfs/$f"
+done
+if [ -z "$missing" ]
+then
+	pass "features: damo lists the five prep features as supported"
+else
+	fail "features: damo does not list$missing"
+fi
+# takes VALUE FILE: VALUE written to FILE reads back
+takes() { printf '%s\n' "$1" > "$2" 2> /dev/null && [ "$(cat "$2")" = "$1" ]; }
+wr "$admin/kdamonds/nr_kdamonds" 1
+wr "$kd/contexts/nr_contexts" 1
+probe=$ctx/monitoring_attrs/probes/0
+wr "$ctx/monitoring_attrs/probes/nr_probes" 1
+wr "$probe/preps/nr_preps" 1
+wr "$probe/filters/nr_filters" 2
+wr "$ctx/schemes/nr_schemes" 1
+wr "$ctx/schemes/0/core_filters/nr_filters" 1
+untrue=""
+takes set_pgidle "$probe/preps/0/prep_action" || untrue+=" prep_action set_pgidle"
+takes pgidle_unset "$probe/filters/0/type" || untrue+=" probe filter pgidle_unset"
+takes pgidle_set "$probe/filters/1/type" || untrue+=" probe filter pgidle_set"
+takes probe_hits_wsum "$ctx/schemes/0/core_filters/0/type" ||
+	untrue+=" DAMOS filter probe_hits_wsum"
+if [ -z "$untrue" ]
+then
+	pass "features: the kernel takes each (set_pgidle, pgidle_unset, pgidle_set, probe_hits_wsum)"
+else
+	fail "features: the kernel does not take:$untrue"
+fi
+wr "$admin/kdamonds/nr_kdamonds" 0
 
 echo "damo: $nr_fail failed"
 [ "$nr_fail" -eq 0 ]

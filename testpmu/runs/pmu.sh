@@ -245,7 +245,7 @@ run_pmu()
 # purpose.  Runs in a subshell.
 run_nointr()
 {
-	local dir=/sys/bus/event_source/devices/damon_test_nointr type ev st
+	local dir=/sys/bus/event_source/devices/damon_test_nointr type ev
 
 	chk=setup
 	if [ ! -r "$dir/type" ]
@@ -260,11 +260,21 @@ run_nointr()
 	# ibs shape: its period must be a multiple of 16
 	write_attrs "$ev/0" type "$type" config 0 sample_period 1008 \
 		precise_ip 0 wakeup_events 0 || abort "$write_msg"
-	kmsg_mark nointr
+	check_on_refused damon_test_nointr "damon_test_nointr PMU cannot interrupt"
+}
+
+# check_on_refused PMU PATTERN: with kdamond 0 set up with an event of PMU,
+# 'on' fails with EOPNOTSUPP, the kdamond stays off, and the kernel log has
+# a line matching PATTERN (grep -E) that names the PMU
+check_on_refused()
+{
+	local pmu=$1 pattern=$2 st
+
+	kmsg_mark "$pmu"
 	chk=refused
 	if try_write "$kdamonds_dir/0/state" on
 	then
-		fail "'on' with an event of damon_test_nointr succeeded"
+		fail "'on' with an event of $pmu succeeded"
 		kdamond_off 0
 		return
 	fi
@@ -274,7 +284,7 @@ run_nointr()
 	rd st "$kdamonds_dir/0/state"
 	[ "$st" = off ]
 	verdict state $? "the kdamond is off" "the kdamond is '$st'"
-	kmsg_damon | grep -q "damon_test_nointr PMU cannot interrupt"
-	verdict warning $? "the kernel log names the PMU that cannot interrupt" \
-		"no warning naming damon_test_nointr: $(kmsg_damon | tail -n 2)"
+	kmsg_damon | grep -qE "$pattern"
+	verdict warning $? "the kernel log names the PMU: $(kmsg_damon | grep -m1 -E "$pattern")" \
+		"no warning naming $pmu: $(kmsg_damon | tail -n 2)"
 }
