@@ -120,6 +120,8 @@ static int damon_bench_aux_ops(enum damon_ops_id id, unsigned long nr_regions,
 	u64 decode_ns = 0, total_ns = 0, t0, t1, t2, ts = 0;
 	u64 best_decode_ps = U64_MAX;
 	unsigned long per_drain, done, nr, decoded = 0, matched;
+	/* the DAMON event of the records: probe 0, as the drain reads it */
+	struct damon_perf_event ev = { .probe = 0 };
 	struct perf_event *event;
 	struct damon_ctx *ctx;
 	struct rnd_state rnd;
@@ -141,6 +143,7 @@ static int damon_bench_aux_ops(enum damon_ops_id id, unsigned long nr_regions,
 		goto out_free;
 	}
 	event->attr.sample_period = 1;
+	event->overflow_handler_context = &ev;
 	prandom_seed_state(&rnd, nr_regions);
 	matched = ctx->report_stats.matched;
 
@@ -156,7 +159,7 @@ static int damon_bench_aux_ops(enum damon_ops_id id, unsigned long nr_regions,
 						  rbuf);
 		t1 = ktime_get_ns();
 		migrate_enable();
-		damon_report_check_accesses(ctx);
+		damon_report_check_accesses(ctx, true);
 		t2 = ktime_get_ns();
 		decode_ns += t1 - t0;
 		total_ns += t2 - t0;

@@ -145,7 +145,7 @@ static int damon_bench_handler_round(struct damon_bench_handler *b,
 		total += ns;
 		b->min_batch_ns = min(b->min_batch_ns, ns);
 		if (b->ctx)
-			damon_report_check_accesses(b->ctx);
+			damon_report_check_accesses(b->ctx, true);
 		cond_resched();
 		if (fatal_signal_pending(current))
 			return -EINTR;

@@ -56,7 +56,7 @@ static int damon_bench_interval(unsigned long nr_regions,
 	/* the first drain allocates the snapshot, which the next ones reuse */
 	failed += damon_bench_push_range(ctx, &rnd, addr, nr_regions * sz,
 					 nr_reports);
-	damon_report_check_accesses(ctx);
+	damon_report_check_accesses(ctx, true);
 	matched = ctx->report_stats.matched;
 
 	for (i = 0; i < DAMON_BENCH_ROUNDS; i++) {
@@ -72,7 +72,7 @@ static int damon_bench_interval(unsigned long nr_regions,
 		failed += damon_bench_push_range(ctx, &rnd, addr,
 						 nr_regions * sz, nr_reports);
 		t0 = ktime_get_ns();
-		damon_report_check_accesses(ctx);
+		damon_report_check_accesses(ctx, true);
 		t1 = ktime_get_ns();
 		perf[i] = t1 - t0;
 

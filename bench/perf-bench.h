@@ -268,7 +268,7 @@ static int damon_bench_drain(unsigned long nr_regions,
 
 	/* allocates the snapshot, which the next drains reuse */
 	failed += damon_bench_push(ctx, &rnd, nr_regions, per_drain);
-	damon_report_check_accesses(ctx);
+	damon_report_check_accesses(ctx, true);
 	matched = stats->matched;
 	dequeued = stats->dequeued;
 
@@ -277,7 +277,7 @@ static int damon_bench_drain(unsigned long nr_regions,
 
 		failed += damon_bench_push(ctx, &rnd, nr_regions, nr);
 		t0 = ktime_get_ns();
-		damon_report_check_accesses(ctx);
+		damon_report_check_accesses(ctx, true);
 		t1 = ktime_get_ns();
 		total_ns += t1 - t0;
 		best_total_ps = min(best_total_ps,
@@ -293,7 +293,7 @@ static int damon_bench_drain(unsigned long nr_regions,
 		}
 		damon_drain_reports(ctx, ctx->report_rings, snap);
 		t2 = ktime_get_ns();
-		damon_apply_reports(ctx, snap);
+		damon_apply_reports(ctx, snap, true);
 		t3 = ktime_get_ns();
 		match_ns += t2 - t1;
 		fixed_ns += (t1 - t0) + (t3 - t2);
