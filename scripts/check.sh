@@ -254,9 +254,11 @@ stage testpmu bash "$TOP/scripts/testpmu.sh" run
 # each of 8 vCPUs (the guest config's NR_CPUS; 32 vCPUs of single-threaded
 # TCG on two host cores took over 14 min for one run), with a thread of the
 # workload on each, and every CPU's buffer read in every window, with the
-# default ring order and order 2 (2.3 min)
+# default ring order and order 2 (2.3 min); and PMUs that cover the even
+# CPUs only: the test PMU alone, and with the AUX test PMU on the odd ones
+# as a second prep of the probe, as for the two core types of a hybrid CPU
 stage testpmu-wide env TESTPMU_CPUS=8 TESTPMU_NAME=testpmu-wide \
-	TESTPMU_ARGS="--only aux-fair-vaddr,aux-fair4-vaddr" \
+	TESTPMU_ARGS="--only aux-fair-vaddr,aux-fair4-vaddr,cover-vaddr,cover-hybrid" \
 	bash "$TOP/scripts/testpmu.sh" run
 lane_join
 # shellcheck disable=SC2086

@@ -101,10 +101,11 @@
 #   aux-OPS    an event of the AUX test PMU damon_test_aux
 #              (testpmu/0002-damon-test-aux-pmu.patch: Arm SPE records written
 #              into the kernel-owned AUX buffer of each of DAMON's per-CPU
-#              events from an hrtimer; the kdamond drains them), config cx
-#              (a Context packet with the pid) | commit_each | burst 8 | the
-#              tgid filter = the workload (| pa, a physical address packet,
-#              for paddr), config1/config2 = the hot buffer, sample_period
+#              events from an hrtimer; the kdamond drains them), config
+#              commit_each | burst 8 | the tgid filter = the workload, | cx
+#              (a Context packet with the pid) for vaddr, | pa (a physical
+#              address packet, and no Context packet) for paddr,
+#              config1/config2 = the hot buffer, sample_period
 #              1000 us.  OPS vaddr or paddr (sample_phys_addr, the 2 MiB
 #              blocks of the workload's frames, as SHAPE-paddr).  Checks,
 #              on deltas read with DAMON off:
@@ -175,6 +176,29 @@
 #              pmu-laws, held (the PMU did hold a full buffer), reenabled
 #              (records on that CPU in the 3 s after: the event was enabled
 #              again), lost, kinds, source, flags, laws
+#   aux-nocontext  an event of damon_test_aux without the cx bit (records
+#              without a Context packet, as Arm SPE's without
+#              CONFIG_PID_IN_CONTEXTIDR) in a vaddr context: 'on' fails with
+#              EOPNOTSUPP, the kdamond stays off, and the kernel log names
+#              the PMU.  After the kmsg check (aux-paddr has no Context
+#              packets and must run)
+#   cover-vaddr  the test PMU covers the even CPUs only (damon_test_pmu/cpus;
+#              its event_init refuses the others with -ENOENT, as the PMUs
+#              of one core type of a hybrid CPU or of one Arm cluster do),
+#              the workload's spread mode, vaddr.  Checks: on (succeeds),
+#              events (the PMU's events are on the even CPUs), cpus (per
+#              CPU, perf_stats shows the even CPUs RUNNING with callbacks and
+#              the odd ones UNCOVERED with none), kmsg-cover (the kernel log
+#              lists the odd CPUs as not sampling), kmsg-clean, laws, lost
+#   cover-hybrid  one probe with two perf_event preps, as for two core types:
+#              the test PMU on the even CPUs, the AUX test PMU on the odd
+#              ones.  Checks: on, events, cpus (every CPU RUNNING with
+#              callbacks), aux-cpus (AUX records on the odd CPUs only),
+#              sources (enqueued from perf_overflow and perf_aux), the
+#              kernel log for each PMU, laws
+#   cover-none  the test PMU covers no CPU: 'on' fails with ENOENT, the
+#              kdamond stays off, and the kernel log says that no PMU
+#              covers any online CPU.  After the kmsg check
 #   obs-OPS    damon_perf_obs_test.sh --pmu damon_test --period 1008 (the
 #              ibs shape, no range: records at the interrupted task's stack
 #              pointer), vaddr and paddr: exits 0
@@ -216,6 +240,7 @@
 #                   aux-full-paddr aux-inject-vaddr aux-inject-paddr
 #                   aux-hotplug-vaddr aux-hotplug-paddr aux-fair-vaddr
 #                   aux-fair4-vaddr aux-reenable-vaddr nointr aux-format
+#                   aux-nocontext cover-vaddr cover-hybrid cover-none
 #                   obs-vaddr
 #                   obs-paddr obs-aux-vaddr obs-aux-paddr)
 #   --secs S        seconds of monitoring before the regions are read (4)
@@ -247,7 +272,8 @@ all_runs+=" late-commit late-off late-control"
 all_runs+=" aux-vaddr aux-paddr aux-shapes-vaddr aux-shapes-paddr"
 all_runs+=" aux-full-vaddr aux-full-paddr aux-inject-vaddr aux-inject-paddr"
 all_runs+=" aux-hotplug-vaddr aux-hotplug-paddr aux-fair-vaddr aux-fair4-vaddr"
-all_runs+=" aux-reenable-vaddr aux-format"
+all_runs+=" aux-reenable-vaddr aux-format aux-nocontext"
+all_runs+=" cover-vaddr cover-hybrid cover-none"
 all_runs+=" nointr obs-vaddr obs-paddr obs-aux-vaddr obs-aux-paddr"
 
 # Workload buffers (MiB): at most ~250 records/s per CPU (HZ=250, no
@@ -292,6 +318,7 @@ unreadable()
 	. "$testpmu_dir/runs/pmu.sh" || unreadable runs/pmu.sh
 	. "$testpmu_dir/runs/late.sh" || unreadable runs/late.sh
 	. "$testpmu_dir/runs/aux.sh" || unreadable runs/aux.sh
+	. "$testpmu_dir/runs/cover.sh" || unreadable runs/cover.sh
 }
 
 # The verdicts of lib/ (law, check_laws, kdamond_on, ...) and of this file
@@ -564,7 +591,8 @@ main()
 	for run in $all_runs
 	do
 		# the obs tests and nointr come after the kmsg check
-		[[ "$run" == obs-* || "$run" == nointr || "$run" == aux-format ]] &&
+		[[ "$run" == obs-* || "$run" == nointr || "$run" == aux-format ||
+			"$run" == aux-nocontext || "$run" == cover-none ]] &&
 			continue
 		selected "$run" || continue
 		cur=$run
@@ -573,6 +601,7 @@ main()
 		negative) (run_pmu pebs_large vaddr 1);;
 		late-control) (run_late_control);;
 		late-*) (run_late "${run#late-}");;
+		cover-*) (run_cover "${run#cover-}"); cover_restore;;
 		aux-*)
 			if [ -n "$aux_reason" ]
 			then
@@ -587,7 +616,8 @@ main()
 	done
 	cur=all chk=kmsg
 	check_kmsg
-	for run in nointr aux-format obs-vaddr obs-paddr obs-aux-vaddr obs-aux-paddr
+	for run in nointr aux-format aux-nocontext cover-none obs-vaddr obs-paddr \
+		obs-aux-vaddr obs-aux-paddr
 	do
 		selected "$run" || continue
 		cur=$run
@@ -595,6 +625,15 @@ main()
 		case "$run" in
 		nointr) (run_nointr);;
 		aux-format) (run_aux_format);;
+		aux-nocontext)
+			if [ -n "$aux_reason" ]
+			then
+				chk=all
+				skip "$aux_reason"
+			else
+				(run_aux_nocontext)
+			fi;;
+		cover-none) (run_cover none); cover_restore;;
 		obs-aux-*)
 			if [ -n "$aux_reason" ]
 			then

@@ -363,13 +363,15 @@ aux_result()
 # The runs
 #
 
-# run_aux_ops OPS: loads and stores of the hot buffer with a Context packet
-# (and a physical address packet for paddr), committed at every expiry
+# run_aux_ops OPS: loads and stores of the hot buffer, committed at every
+# expiry, with a Context packet for vaddr and a physical address packet and
+# no Context packet for paddr, which needs none
 run_aux_ops()
 {
 	local ops=$1 bits inst=""
 
-	bits=$((dta_cx | dta_commit_each | 8 << dta_burst_shift))
+	bits=$((dta_commit_each | 8 << dta_burst_shift))
+	[ "$ops" = vaddr ] && bits=$((bits | dta_cx))
 	aux_setup "$ops" "$bits"
 	if [ -n "$tracefs" ] && inst=$(trace_instance aux 4096)
 	then
@@ -752,6 +754,26 @@ run_aux_format()
 	write_attrs "$preps/0" type "$type" config "$dta_cx" sample_period 1000 \
 		precise_ip 0 wakeup_events 0 || abort "$write_msg"
 	check_on_refused damon_test_trace "the damon_test_trace PMU writes an AUX buffer"
+}
+
+# run_aux_nocontext: an event of damon_test_aux without the cx bit, whose
+# records have no Context packet, as Arm SPE's without
+# CONFIG_PID_IN_CONTEXTIDR or for a task that may not see the kernel: a
+# vaddr context could match no record to its target, so 'on' must fail
+# with EOPNOTSUPP and a warning that names the PMU (aux-paddr runs without
+# Context packets).  After the kmsg check, as it warns on purpose.  Runs in
+# a subshell.
+run_aux_nocontext()
+{
+	local type
+
+	chk=setup
+	read -r type < "$aux_pmu_dir/type" || abort "no $aux_pmu_dir/type"
+	reset_kdamonds 1
+	setup_ctx 0 1000 100000 0 $$
+	write_attrs "$preps/0" type "$type" config "$dta_commit_each" \
+		sample_period 1000 precise_ip 0 wakeup_events 0 || abort "$write_msg"
+	check_on_refused damon_test_aux "the damon_test_aux PMU writes no Context packets"
 }
 
 # run_aux NAME: the run aux-NAME (aux-OPS, or aux-SHAPE-OPS: OPS vaddr or

@@ -263,12 +263,13 @@ run_nointr()
 	check_on_refused damon_test_nointr "damon_test_nointr PMU cannot interrupt"
 }
 
-# check_on_refused PMU PATTERN: with kdamond 0 set up with an event of PMU,
-# 'on' fails with EOPNOTSUPP, the kdamond stays off, and the kernel log has
-# a line matching PATTERN (grep -E) that names the PMU
+# check_on_refused PMU PATTERN [ERROR]: with kdamond 0 set up with an event
+# of PMU, 'on' fails with ERROR (the text of strerror(), EOPNOTSUPP's by
+# default), the kdamond stays off, and the kernel log has a line matching
+# PATTERN (grep -E) that names the PMU
 check_on_refused()
 {
-	local pmu=$1 pattern=$2 st
+	local pmu=$1 pattern=$2 err=${3:-not supported} st
 
 	kmsg_mark "$pmu"
 	chk=refused
@@ -278,9 +279,9 @@ check_on_refused()
 		kdamond_off 0
 		return
 	fi
-	[[ "$write_err" == *"not supported"* ]]
+	[[ "$write_err" == *"$err"* ]]
 	verdict refused $? "'on' failed: $write_err" \
-		"'on' failed with '$write_err', not EOPNOTSUPP"
+		"'on' failed with '$write_err', not '$err'"
 	rd st "$kdamonds_dir/0/state"
 	[ "$st" = off ]
 	verdict state $? "the kdamond is off" "the kdamond is '$st'"
