@@ -182,6 +182,12 @@
 #              EOPNOTSUPP, the kdamond stays off, and the kernel log names
 #              the PMU.  After the kmsg check (aux-paddr has no Context
 #              packets and must run)
+#   aux-revoke  damon_test_aux unregistered while the kdamond samples with
+#              it (perf_pmu_unregister() revokes its events and clears their
+#              PMU pointer, as unloading a PMU driver does).  Checks:
+#              unregister, running (the kdamond still runs 2 s later),
+#              off, register (the PMU is back for the runs after).  After
+#              the kmsg check
 #   cover-vaddr  the test PMU covers the even CPUs only (damon_test_pmu/cpus;
 #              its event_init refuses the others with -ENOENT, as the PMUs
 #              of one core type of a hybrid CPU or of one Arm cluster do),
@@ -240,7 +246,8 @@
 #                   aux-full-paddr aux-inject-vaddr aux-inject-paddr
 #                   aux-hotplug-vaddr aux-hotplug-paddr aux-fair-vaddr
 #                   aux-fair4-vaddr aux-reenable-vaddr nointr aux-format
-#                   aux-nocontext cover-vaddr cover-hybrid cover-none
+#                   aux-nocontext aux-revoke cover-vaddr cover-hybrid
+#                   cover-none
 #                   obs-vaddr
 #                   obs-paddr obs-aux-vaddr obs-aux-paddr)
 #   --secs S        seconds of monitoring before the regions are read (4)
@@ -272,7 +279,7 @@ all_runs+=" late-commit late-off late-control"
 all_runs+=" aux-vaddr aux-paddr aux-shapes-vaddr aux-shapes-paddr"
 all_runs+=" aux-full-vaddr aux-full-paddr aux-inject-vaddr aux-inject-paddr"
 all_runs+=" aux-hotplug-vaddr aux-hotplug-paddr aux-fair-vaddr aux-fair4-vaddr"
-all_runs+=" aux-reenable-vaddr aux-format aux-nocontext"
+all_runs+=" aux-reenable-vaddr aux-format aux-nocontext aux-revoke"
 all_runs+=" cover-vaddr cover-hybrid cover-none"
 all_runs+=" nointr obs-vaddr obs-paddr obs-aux-vaddr obs-aux-paddr"
 
@@ -592,7 +599,8 @@ main()
 	do
 		# the obs tests and nointr come after the kmsg check
 		[[ "$run" == obs-* || "$run" == nointr || "$run" == aux-format ||
-			"$run" == aux-nocontext || "$run" == cover-none ]] &&
+			"$run" == aux-nocontext || "$run" == aux-revoke ||
+			"$run" == cover-none ]] &&
 			continue
 		selected "$run" || continue
 		cur=$run
@@ -616,8 +624,8 @@ main()
 	done
 	cur=all chk=kmsg
 	check_kmsg
-	for run in nointr aux-format aux-nocontext cover-none obs-vaddr obs-paddr \
-		obs-aux-vaddr obs-aux-paddr
+	for run in nointr aux-format aux-nocontext aux-revoke cover-none \
+		obs-vaddr obs-paddr obs-aux-vaddr obs-aux-paddr
 	do
 		selected "$run" || continue
 		cur=$run
@@ -625,13 +633,13 @@ main()
 		case "$run" in
 		nointr) (run_nointr);;
 		aux-format) (run_aux_format);;
-		aux-nocontext)
+		aux-nocontext|aux-revoke)
 			if [ -n "$aux_reason" ]
 			then
 				chk=all
 				skip "$aux_reason"
 			else
-				(run_aux_nocontext)
+				(run_aux_"${run#aux-}")
 			fi;;
 		cover-none) (run_cover none); cover_restore;;
 		obs-aux-*)

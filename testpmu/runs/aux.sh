@@ -776,6 +776,49 @@ run_aux_nocontext()
 	check_on_refused damon_test_aux "the damon_test_aux PMU writes no Context packets"
 }
 
+# run_aux_revoke: damon_test_aux unregistered while the kdamond samples
+# with it ("unregister" written to damon_test_aux/inject), as unloading a
+# PMU driver module or unbinding the Arm SPE driver does:
+# perf_pmu_unregister() revokes the events, which DAMON still holds, and
+# clears their PMU pointer.  The kdamond must keep running through its
+# drains of the revoked events and stop cleanly; the PMU is registered
+# again (a new type) for the runs after.  After the kmsg check.  Runs in a
+# subshell.
+run_aux_revoke()
+{
+	local st
+
+	chk=setup
+	read -r aux_type < "$aux_pmu_dir/type" || abort "no $aux_pmu_dir/type"
+	hot_regions=- cold_accessed=-
+	aux_setup vaddr $((dta_cx | dta_commit_each | 8 << dta_burst_shift))
+	aux_on
+	sleep 2
+	chk=unregister
+	try_write "$dta_inject" unregister ||
+		abort "writing unregister to $dta_inject: $write_err"
+	[ ! -e "$aux_pmu_dir" ]
+	verdict unregister $? "damon_test_aux is unregistered" \
+		"$aux_pmu_dir still exists after unregister"
+	sleep 2
+	st=$(kdamond_state 0)
+	[ "$st" = on ]
+	verdict running $? \
+		"the kdamond runs 2 s (400 sampling intervals) after its PMU went away" \
+		"the kdamond is '$st' 2 s after its PMU went away"
+	chk=off
+	kdamond_off 0
+	rd st "$kdamonds_dir/0/state"
+	[ "$st" = off ]
+	verdict off $? "'off' released the revoked events" "the kdamond is '$st' after 'off'"
+	chk=register
+	try_write "$dta_inject" register ||
+		abort "writing register to $dta_inject: $write_err"
+	[ -r "$aux_pmu_dir/type" ]
+	verdict register $? "damon_test_aux registered again, type $(cat "$aux_pmu_dir/type" 2> /dev/null)" \
+		"no $aux_pmu_dir/type after register"
+}
+
 # run_aux NAME: the run aux-NAME (aux-OPS, or aux-SHAPE-OPS: OPS vaddr or
 # paddr).  Runs in a subshell.
 run_aux()
