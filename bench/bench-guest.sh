@@ -4,7 +4,7 @@
 # of the series (issue #6).  Prints one "RESULT <kind> key=value..." line per
 # figure, for bench.sh to collect; everything else is for humans.
 #
-# usage: bench-guest.sh FAULTSTORM [all|ring|e2e|micro]...
+# usage: bench-guest.sh FAULTSTORM [all|ring|e2e|micro|cpus]...
 #   ring   ring sizing: one storm monitored with the software page-faults
 #          event at period 1; samples/s and overflows per CPU and ring_peak
 #          from /sys/kernel/debug/damon/perf_stats, the drain intervals from
@@ -20,7 +20,9 @@
 #          kdamond's work per sampling interval for IV_REGIONS regions, with
 #          Accessed bits and with IV_REPORTS access reports; the AUX drain
 #          per Arm SPE record (AUX_K records over each of AUX_REGIONS
-#          regions, vaddr and paddr)
+#          regions, vaddr and paddr); the report rings (cpus, below)
+#   cpus   the report rings of a context on this boot's possible CPUs: their
+#          memory, and the drain of idle rings (the 'rings' benchmark)
 #   all    ring, e2e, micro.  Ring first: perf_stats's ring_peak is the
 #          maximum since boot, and the micro benchmarks fill rings.
 # Env: RUNS (5), MODES ("none vaddr perf"), STORM_ARGS ("-m 32 -r 8", see
@@ -319,12 +321,19 @@ phase_micro() {
 	for R in $AUX_REGIONS; do
 		bench "aux $R $AUX_K" aux
 	done
+	phase_cpus
+}
+
+phase_cpus() {
+	[ -w "$B" ] || { fail "no $B"; return 1; }
+	note "report rings: their memory, and drains of idle rings, on possible CPUs $(cat /sys/devices/system/cpu/possible)"
+	bench "rings" rings
 }
 
 for ph in $phases; do
 	case "$ph" in
 	all) set -- ring e2e micro ;;
-	ring | e2e | micro) set -- "$ph" ;;
+	ring | e2e | micro | cpus) set -- "$ph" ;;
 	*) fail "unknown phase $ph"; continue ;;
 	esac
 	for p in "$@"; do

@@ -53,7 +53,7 @@ accel=${VM_ACCEL:-tcg}
 results=$BUILD/results.txt
 t0=$SECONDS
 
-hook_files="perf-bench.h perf-bench-handlers.h perf-bench-interval.h perf-bench-aux.h"
+hook_files="perf-bench.h perf-bench-handlers.h perf-bench-interval.h perf-bench-aux.h perf-bench-rings.h"
 for f in 0001-bench-hook.patch $hook_files bench-guest.sh faultstorm.c; do
 	[ -f "$bench/$f" ] || die "bench: missing $bench/$f"
 done
@@ -131,6 +131,18 @@ for b in $(seq "$icount_boots"); do
 			"${BENCH_ENV:-} bash $bench/bench-guest.sh $BUILD/guest/faultstorm micro" ||
 			{ log "bench: icount boot $b of $v failed ($BUILD/vm/bench-icount-$v-$b)"; failed=$((failed + 1)); }
 	done
+done
+
+# and one boot of each variant of BENCH_CPUS (8: the guest config's NR_CPUS)
+# vCPUs for the report rings against the CPUs: QEMU 7.2 marks no offline
+# CPU online-capable, so possible CPUs are vCPUs.  The other vCPUs are idle:
+# the medians of five rounds leave out their ticks.
+for v in off on; do
+	VM_ICOUNT=1 bash "$TOP/scripts/vm-run.sh" --name "bench-icount-cpus-$v" \
+		--cpus "${BENCH_CPUS:-8}" --timeout "${BENCH_TIMEOUT:-1800}" \
+		--append "kunit.enable=0" "$v" -- \
+		"${BENCH_ENV:-} bash $bench/bench-guest.sh $BUILD/guest/faultstorm cpus" ||
+		{ log "bench: icount boot of $v with ${BENCH_CPUS:-8} vCPUs failed"; failed=$((failed + 1)); }
 done
 
 log "bench 5/5: results"
@@ -307,19 +319,49 @@ icount_table() {
 			"$([ -n "$pm" ] && f %.1f '(a - b) / 1000 / (log(c / d) / log(2))' "$my" "$pm" "$R" "$pr" || echo -)"
 		pm=$my pr=$R
 	done
-	printf '   %-22s %10s %10s %9s %10s %10s %9s\n' "AUX drain, per record" observe=n observe=y y-n "n +rings" "y +rings" matched
+	printf '   %-22s %10s %10s %9s %10s %10s %9s %8s\n' "AUX drain, per record" observe=n observe=y y-n "n +rings" "y +rings" matched "parse"
 	for ops in vaddr paddr; do
 		for R in 10 1000; do
 			tn=$(aux off aux_decode "$ops" "$R" ps_per_op)
 			ty=$(aux on aux_decode "$ops" "$R" ps_per_op)
 			[ -n "$tn$ty" ] || continue
-			printf '   %-22s %10s %10s %9s %10s %10s %9s\n' "$ops, $R regions" \
+			printf '   %-22s %10s %10s %9s %10s %10s %9s %8s\n' "$ops, $R regions" \
 				"$(f %.1f 'a / 1000' "$tn")" "$(f %.1f 'a / 1000' "$ty")" \
 				"$(f %.1f '(b - a) / 1000' "$tn" "$ty")" \
 				"$(f %.1f 'a / 1000' "$(aux off aux_total "$ops" "$R" ps_per_op)")" \
 				"$(f %.1f 'a / 1000' "$(aux on aux_total "$ops" "$R" ps_per_op)")" \
-				"$(f %.3f 'a / b' "$(aux on aux_decode "$ops" "$R" matched)" "$(aux on aux_decode "$ops" "$R" iters)")"
+				"$(f %.3f 'a / b' "$(aux on aux_decode "$ops" "$R" matched)" "$(aux on aux_decode "$ops" "$R" iters)")" \
+				"$(f %.1f 'a / 1000' "$(aux on aux_parse "$ops" "$R" ps_per_op)")"
 		done
+	done
+	printf '   %-22s %10s %10s %10s %12s %12s\n' "report rings" "possible" "entries" "MiB/ctx" "idle drain" "per CPU"
+	for v in off on; do
+		{ res "$v" "rings name=rings "; RES_BOOTS=bench-icount-cpus-%s res "$v" "rings name=rings "; } |
+		while read -r line; do
+			dl=$({ res "$v" "rings name=drain_idle "; RES_BOOTS=bench-icount-cpus-%s res "$v" "rings name=drain_idle "; } |
+				grep " possible_cpus=$(kv possible_cpus <<<"$line") " | head -n 1)
+			printf '   %-22s %10s %10s %10s %12s %12s\n' \
+				"obs=$([ "$v" = on ] && echo y || echo n), guest" \
+				"$(kv possible_cpus <<<"$line")" "$(kv entries <<<"$line")" \
+				"$(f %.2f 'a / 1048576' "$(kv bytes <<<"$line")")" \
+				"$(f %.1f 'a / 1000' "$(kv ps_per_op <<<"$dl")")" \
+				"$(f %.1f 'a / 1000 / b' "$(kv ps_per_op <<<"$dl")" "$(kv possible_cpus <<<"$dl")")"
+		done
+	done
+	for v in off on; do
+		d1=$(res "$v" "rings name=drain_idle " | head -n 1)
+		dn=$(RES_BOOTS=bench-icount-cpus-%s res "$v" "rings name=drain_idle " | head -n 1)
+		printf '   %-22s %10s %10s %10s %12s %12s\n' \
+			"obs=$([ "$v" = on ] && echo y || echo n), per added CPU" \
+			"$(kv possible_cpus <<<"$d1")-$(kv possible_cpus <<<"$dn")" - - - \
+			"$(f %.1f '(b - a) / 1000 / (d - c)' "$(kv ps_per_op <<<"$d1")" \
+				"$(kv ps_per_op <<<"$dn")" "$(kv possible_cpus <<<"$d1")" \
+				"$(kv possible_cpus <<<"$dn")")"
+	done
+	res on "rings name=rings_auto " | while read -r line; do
+		printf '   %-22s %10s %10s %10s %12s %12s\n' "default order" \
+			"$(kv cpus <<<"$line")" "$((1 << $(kv order <<<"$line")))" \
+			"$(f %.2f 'a / 1048576' "$(kv bytes <<<"$line")")" - -
 	done
 	printf '   %-22s %12s %12s %12s %11s %9s\n' "per sampling interval" "Accessed bit" "(prepare" "check)" "perf" "perf/A"
 	for v in off on; do
@@ -342,6 +384,7 @@ icount_figures() {
 		res "$v" "drain " | sed -n 's/.* name=\([^ ]*\) regions=\([^ ]*\) .* ps_per_op=\([^ ]*\) .*/'"$v"' \1-\2 \3/p'
 		res "$v" "aux name=" | sed -n 's/.* name=\([^ ]*\) ops=\([^ ]*\) regions=\([^ ]*\) .* ps_per_op=\([^ ]*\).*/'"$v"' \1-\2-\3 \4/p'
 		res "$v" "interval " | sed -n 's/.* regions=\([^ ]*\) .* accessbit_ns=\([^ ]*\) .* perf_ns=\([^ ]*\) .*/'"$v"' accessbit-\1 \2\n'"$v"' perf-\1 \3/p'
+		res "$v" "rings name=drain_idle " | sed -n 's/.* possible_cpus=\([^ ]*\) .* ps_per_op=\([^ ]*\) .*/'"$v"' drain_idle-\1 \2/p'
 	done
 }
 
@@ -368,12 +411,16 @@ icount_tables() {
 	local RES_BOOTS="bench-icount-%s-1" i
 	echo "   AUX drain: $(res on "aux name=aux_decode " | kv record_sz | head -n 1)-byte SPE records copied out in reads of the drain's size,"
 	echo "   decoded and reported (+rings: and the report ring drain after each"
-	echo "   half ring of records); matched = records matched to a region / records"
+	echo "   half ring of records); matched = records matched to a region / records;"
+	echo "   parse = damon_spe_decode_record() alone (observe=y)"
 	echo "   goals: handler y-n <= 10 instructions; drain y/n <= 1.05; perf/A <= 0.1"
 	echo "   at 100k regions (perf/A: the perf path's instructions per sampling"
-	echo "   interval over the Accessed-bit path's, same regions, $(res on "interval " | kv reports | head -n 1) reports per interval)"
+	echo "   interval over the Accessed-bit path's, same regions, $(res on "interval " | kv reports | head -n 1) reports per interval);"
+	echo "   report rings <= 4 MiB per context at 256 possible CPUs by default; the"
+	echo "   drain of idle rings <= 100 instructions per CPU; AUX decode <= 300"
+	echo "   instructions per record with observe=y"
 	i=$(res on "info ")
-	[ -z "$i" ] || echo "   ring memory per context (observe=y): $(kv entry_size <<<"$i") bytes an entry; $(f %.0f '2^a * b / 1024' "$(kv ring_order_default <<<"$i")" "$(kv entry_size <<<"$i")") KiB per possible CPU by default (2^$(kv ring_order_default <<<"$i") entries), $(f %.1f '2^a * b / 1048576' "$(kv ring_order_max <<<"$i")" "$(kv entry_size <<<"$i")") MiB at the largest order ($(kv ring_order_max <<<"$i"))"
+	[ -z "$i" ] || echo "   ring memory per context (observe=y): $(kv entry_size <<<"$i") bytes an entry; $(f %.0f '2^a * b / 1024' "$(kv ring_order_default <<<"$i")" "$(kv entry_size <<<"$i")") KiB per possible CPU at 2^$(kv ring_order_default <<<"$i") entries (the default up to 25 possible CPUs; fewer beyond: report rings above), $(f %.1f '2^a * b / 1048576' "$(kv ring_order_max <<<"$i")" "$(kv entry_size <<<"$i")") MiB at the largest order ($(kv ring_order_max <<<"$i"))"
 }
 
 {

@@ -19,7 +19,9 @@
  *			    memcpy() per read) and damon_perf_aux_decode():
  *			    decode, verdict, tgid, report into the ring;
  *			  aux_total: that and the ring drain that follows,
- *			    damon_report_check_accesses().
+ *			    damon_report_check_accesses();
+ *			  aux_parse: damon_spe_decode_record() alone over the
+ *			    same records, the decoder's share of aux_decode.
  *
  * damon_perf_aux_decode() is visible outside aux.c with CONFIG_KUNIT, which
  * the harness's guests have; without it, "aux" fails with -EOPNOTSUPP.
@@ -113,11 +115,30 @@ static unsigned int damon_bench_aux_decode(struct damon_ctx *ctx,
 	return nr;
 }
 
+/* Decode the @len bytes of records at @aux, and nothing else */
+static unsigned long damon_bench_aux_parse(const u8 *aux, size_t len)
+{
+	struct damon_spe_record rec;
+	unsigned long nr = 0;
+	size_t off = 0;
+	int ret;
+
+	while (off < len) {
+		ret = damon_spe_decode_record(aux + off, len - off, &rec);
+		if (ret <= 0)
+			break;
+		off += ret;
+		nr += rec.end != DAMON_SPE_END_NONE;
+	}
+	return nr;
+}
+
 /* The aux benchmark of @nr_records records in a context of operations @id */
 static int damon_bench_aux_ops(enum damon_ops_id id, unsigned long nr_regions,
 			       unsigned long nr_records)
 {
-	u64 decode_ns = 0, total_ns = 0, t0, t1, t2, ts = 0;
+	u64 decode_ns = 0, total_ns = 0, parse_ns = 0, t0, t1, t2, ts = 0;
+	unsigned long parsed = 0;
 	u64 best_decode_ps = U64_MAX;
 	unsigned long per_drain, done, nr, decoded = 0, matched;
 	/* the DAMON event of the records: probe 0, as the drain reads it */
@@ -151,6 +172,10 @@ static int damon_bench_aux_ops(enum damon_ops_id id, unsigned long nr_regions,
 		nr = min(per_drain, nr_records - done);
 		damon_bench_aux_fill(aux, nr, &rnd, nr_regions, &ts);
 
+		t0 = ktime_get_ns();
+		parsed += damon_bench_aux_parse(aux, nr * DAMON_BENCH_AUX_REC_SZ);
+		parse_ns += ktime_get_ns() - t0;
+
 		migrate_disable();
 		event->cpu = smp_processor_id();
 		t0 = ktime_get_ns();
@@ -182,6 +207,11 @@ static int damon_bench_aux_ops(enum damon_ops_id id, unsigned long nr_regions,
 			   decode_ns ? div64_u64((u64)nr_records * NSEC_PER_SEC,
 						 decode_ns) : 0,
 			   per_drain, DAMON_BENCH_AUX_REC_SZ, decoded, matched);
+	damon_bench_printf("bench name=aux_parse ops=%s regions=%lu iters=%lu ns_per_op=%llu ps_per_op=%llu parsed=%lu\n",
+			   id == DAMON_OPS_PADDR ? "paddr" : "vaddr",
+			   nr_regions, nr_records,
+			   div64_u64(parse_ns, nr_records),
+			   damon_bench_ps(parse_ns, nr_records), parsed);
 	damon_bench_printf("bench name=aux_total ops=%s regions=%lu iters=%lu ns_per_op=%llu ps_per_op=%llu\n",
 			   id == DAMON_OPS_PADDR ? "paddr" : "vaddr",
 			   nr_regions, nr_records,

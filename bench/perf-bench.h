@@ -21,6 +21,9 @@
  *	aux R [K]	K Arm SPE records over R regions copied, decoded and
  *			reported like the kdamond's AUX drain, in a vaddr and
  *			a paddr context (perf-bench-aux.h)
+ *	rings [N]	the memory of a context's report rings, and N drains of
+ *			idle rings, on this boot's possible CPUs
+ *			(perf-bench-rings.h)
  *	all		info, handler, and drain for 10, 100, 1k and 10k regions
  *
  * Each result is a line like below, with more key=value pairs after those:
@@ -337,6 +340,9 @@ out:
 /* damon_bench_aux(): the AUX drain per record */
 #include "perf-bench-aux.h"
 
+/* damon_bench_rings(): ring memory and idle drains against the CPUs */
+#include "perf-bench-rings.h"
+
 static int damon_bench_all(void)
 {
 	static const unsigned long nr_regions[] = {10, 100, 1000, 10000};
@@ -398,6 +404,8 @@ static ssize_t damon_bench_write(struct file *file, const char __user *ubuf,
 	else if (!strcmp(cmd, "aux") && nr > 1)
 		err = damon_bench_aux(arg1, nr > 2 ? arg2 :
 				      DAMON_BENCH_AUX_RECORDS);
+	else if (!strcmp(cmd, "rings"))
+		err = damon_bench_rings(nr > 1 ? arg1 : DAMON_BENCH_IDLE_DRAINS);
 	else if (!strcmp(cmd, "all"))
 		err = damon_bench_all();
 	else

@@ -254,7 +254,7 @@ stage testpmu bash "$TOP/scripts/testpmu.sh" run
 # each of 8 vCPUs (the guest config's NR_CPUS; 32 vCPUs of single-threaded
 # TCG on two host cores took over 14 min for one run), with a thread of the
 # workload on each, and every CPU's buffer read in every window, with the
-# default ring order and order 2 (2.3 min); and PMUs that cover the even
+# default ring order and order 2; and PMUs that cover the even
 # CPUs only: the test PMU alone, and with the AUX test PMU on the odd ones
 # as a second prep of the probe, as for the two core types of a hybrid CPU
 stage testpmu-wide env TESTPMU_CPUS=8 TESTPMU_NAME=testpmu-wide \

@@ -9,7 +9,8 @@
 # console shows a WARN, BUG, Oops, panic, KASAN, UBSAN, lockdep or kmemleak
 # report, or on timeout.  Otherwise exits with CMD's status.
 # Options: --name NAME  --cpus N (2)  --mem MB (1024)  --timeout S (600)
-#          --append "kernel args"
+#          --append "kernel args"  --maxcpus M (possible CPUs, M - N of them
+#          offline and hotpluggable; default N)
 # Env: VM_ACCEL=tcg|kvm|auto (tcg); VM_TCG_THREAD=single|multi (single: see
 # accel_args); VM_CPU (max).  auto uses KVM only where a quick probe
 # boot under KVM finished fast; the result is cached in $CACHE/kvm-probe.
@@ -26,11 +27,12 @@
 # mmap() places a mapping, not which kernel code runs.
 . "$(dirname "$0")/lib.sh"
 
-name=run cpus=2 mem=1024 timeout=600 append=""
+name=run cpus=2 maxcpus="" mem=1024 timeout=600 append=""
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--name) name=$2; shift 2 ;;
 	--cpus) cpus=$2; shift 2 ;;
+	--maxcpus) maxcpus=$2; shift 2 ;;
 	--mem) mem=$2; shift 2 ;;
 	--timeout) timeout=$2; shift 2 ;;
 	--append) append=$2; shift 2 ;;
@@ -92,7 +94,7 @@ log "vm-run: booting $variant ($accel, $cpus CPUs, ${mem}M) for '$*' [log: $out]
 start=$SECONDS
 rc=0
 timeout -k 10 "$timeout" qemu-system-x86_64 \
-	"${accel_args[@]}" -machine q35 -smp "$cpus" -m "$mem" \
+	"${accel_args[@]}" -machine q35 -smp "$cpus${maxcpus:+,maxcpus=$maxcpus}" -m "$mem" \
 	-nographic -no-reboot -nodefaults -serial "file:$out/console.log" \
 	-kernel "$kernel" -append "$cmdline" \
 	-virtfs "local,path=/,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap" \

@@ -164,8 +164,7 @@
 #              expiry on every CPU; aux-fair4 starts the context with
 #              report_ring_order 2 (a drain budget of 32 records per
 #              sampling interval).  Checks: records, pmu-laws, fair (every
-#              CPU's PMU wrote records in each of three 3 s windows, 12 s
-#              with order 2: DAMON
+#              CPU's PMU wrote records in each of three 3 s windows: DAMON
 #              read every buffer and enabled every event again), lost,
 #              kinds, source, flags, laws
 #   aux-reenable-OPS  vaddr and paddr; report_ring_order 2, the kdamond
