@@ -11,9 +11,13 @@
  * mapped, and keeps its frame, so that the faults have physical addresses.
  * With "spread", a thread on each online CPU, pinned there, writes the hot
  * buffer: every CPU runs the workload's thread group, as a sampling PMU on
- * every CPU needs to make records of it on each.
+ * every CPU needs to make records of it on each.  "spread:PCT" makes each
+ * thread busy for 5 ms, longer than a tick at HZ=250 so that a timer
+ * interrupt lands in it, and then sleep: busy PCT percent of the time.  A
+ * guest of many vCPUs on a host of two CPUs then still leaves CPU time to
+ * the kdamond and to the test script.
  *
- * usage: workload [seconds] [hot MiB] [cold MiB] [refault|cow|spread]
+ * usage: workload [seconds] [hot MiB] [cold MiB] [refault|cow|spread[:PCT]]
  */
 #define _GNU_SOURCE
 #include <pthread.h>
@@ -45,8 +49,27 @@ struct spread_arg {
 	size_t hot_len;
 	long page;
 	time_t end;
+	int duty;		/* percent of each period that it is busy */
 	unsigned long rounds;
 };
+
+#define SPREAD_BUSY_NS	5000000LL
+
+static long long now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
+/* One round over the hot buffer of @a */
+static void spread_round(struct spread_arg *a)
+{
+	for (size_t off = 0; off < a->hot_len; off += a->page)
+		__atomic_fetch_add(&a->hot[off], 1, __ATOMIC_RELAXED);
+	a->rounds++;
+}
 
 static void *spread_thread(void *p)
 {
@@ -58,15 +81,27 @@ static void *spread_thread(void *p)
 	if (sched_setaffinity(0, sizeof(set), &set))
 		perror("sched_setaffinity");
 	while (time(NULL) < a->end) {
-		for (size_t off = 0; off < a->hot_len; off += a->page)
-			__atomic_fetch_add(&a->hot[off], 1, __ATOMIC_RELAXED);
-		a->rounds++;
+		long long start = now_ns(), idle;
+		struct timespec rest;
+
+		if (a->duty >= 100) {
+			spread_round(a);
+			continue;
+		}
+		do
+			spread_round(a);
+		while (now_ns() - start < SPREAD_BUSY_NS);
+		idle = SPREAD_BUSY_NS * (100 - a->duty) / a->duty;
+		rest.tv_sec = idle / 1000000000LL;
+		rest.tv_nsec = idle % 1000000000LL;
+		nanosleep(&rest, NULL);
 	}
 	return NULL;
 }
 
 /* A thread on each online CPU writes @hot until @end; 1 if none started */
-static int spread(char *hot, size_t hot_len, long page, time_t end)
+static int spread(char *hot, size_t hot_len, long page, time_t end,
+		  int duty)
 {
 	long n = sysconf(_SC_NPROCESSORS_ONLN), started = 0;
 	unsigned long rounds = 0;
@@ -86,7 +121,8 @@ static int spread(char *hot, size_t hot_len, long page, time_t end)
 		if (cpu && access(path, F_OK))
 			continue;
 		a[started] = (struct spread_arg){ .cpu = cpu, .hot = hot,
-			.hot_len = hot_len, .page = page, .end = end };
+			.hot_len = hot_len, .page = page, .end = end,
+			.duty = duty };
 		if (pthread_create(&a[started].thread, NULL, spread_thread,
 				   &a[started]))
 			break;
@@ -122,8 +158,15 @@ int main(int argc, char **argv)
 	printf("hot=%p-%p cold=%p-%p\n", hot, hot + hot_len, cold,
 	       cold + cold_len);
 	fflush(stdout);
-	if (argc > 4 && !strcmp(argv[4], "spread"))
-		return spread(hot, hot_len, page, end);
+	if (argc > 4 && !strncmp(argv[4], "spread", 6)) {
+		int duty = argv[4][6] == ':' ? atoi(argv[4] + 7) : 100;
+
+		if (duty < 1 || duty > 100) {
+			fprintf(stderr, "spread:PCT needs 1 <= PCT <= 100\n");
+			return 1;
+		}
+		return spread(hot, hot_len, page, end, duty);
+	}
 	while (time(NULL) < end) {
 		if (refault && madvise(hot, hot_len, MADV_DONTNEED)) {
 			perror("madvise");

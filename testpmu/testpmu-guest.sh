@@ -165,8 +165,11 @@
 #              report_ring_order 2 (a drain budget of 32 records per
 #              sampling interval).  Checks: records, pmu-laws, fair (every
 #              CPU's PMU wrote records in each of three 3 s windows: DAMON
-#              read every buffer and enabled every event again), lost,
-#              kinds, source, flags, laws
+#              read every buffer and enabled every event again; beyond 4
+#              CPUs, whose workload threads are mostly asleep, every CPU's
+#              event ran in each window and wrote records over the three,
+#              and aux-fair4 beyond 8 CPUs has windows of 3 s per 16 CPUs),
+#              lost, kinds, source, flags, laws
 #   aux-reenable-OPS  vaddr and paddr; report_ring_order 2, the kdamond
 #              pinned off the workload's CPU, "slow_full" written to
 #              damon_test_aux/inject: the PMU holds the workload's CPU for
@@ -201,6 +204,11 @@
 #              callbacks), aux-cpus (AUX records on the odd CPUs only),
 #              sources (enqueued from perf_overflow and perf_aux), the
 #              kernel log for each PMU, laws
+#   fair-vaddr, fair4-vaddr  the test PMU on every online CPU, a thread of
+#              the workload's spread mode on each; fair4 starts the context
+#              with report_ring_order 2 (4 reports a ring).  Checks: on,
+#              fair (every CPU's report ring was dequeued in each of three
+#              3 s windows), laws, lost
 #   cover-none  the test PMU covers no CPU: 'on' fails with ENOENT, the
 #              kdamond stays off, and the kernel log says that no PMU
 #              covers any online CPU.  After the kmsg check
@@ -245,8 +253,8 @@
 #                   aux-full-paddr aux-inject-vaddr aux-inject-paddr
 #                   aux-hotplug-vaddr aux-hotplug-paddr aux-fair-vaddr
 #                   aux-fair4-vaddr aux-reenable-vaddr nointr aux-format
-#                   aux-nocontext aux-revoke cover-vaddr cover-hybrid
-#                   cover-none
+#                   aux-nocontext aux-revoke fair-vaddr fair4-vaddr
+#                   cover-vaddr cover-hybrid cover-none
 #                   obs-vaddr
 #                   obs-paddr obs-aux-vaddr obs-aux-paddr)
 #   --secs S        seconds of monitoring before the regions are read (4)
@@ -279,7 +287,7 @@ all_runs+=" aux-vaddr aux-paddr aux-shapes-vaddr aux-shapes-paddr"
 all_runs+=" aux-full-vaddr aux-full-paddr aux-inject-vaddr aux-inject-paddr"
 all_runs+=" aux-hotplug-vaddr aux-hotplug-paddr aux-fair-vaddr aux-fair4-vaddr"
 all_runs+=" aux-reenable-vaddr aux-format aux-nocontext aux-revoke"
-all_runs+=" cover-vaddr cover-hybrid cover-none"
+all_runs+=" fair-vaddr fair4-vaddr cover-vaddr cover-hybrid cover-none"
 all_runs+=" nointr obs-vaddr obs-paddr obs-aux-vaddr obs-aux-paddr"
 
 # Workload buffers (MiB): at most ~250 records/s per CPU (HZ=250, no
@@ -302,6 +310,7 @@ have_stats=false
 pmu_type=""
 ncpus=""
 wl_cpu=""
+spread_mode=spread
 cur=""
 chk=""
 
@@ -583,6 +592,14 @@ main()
 	# shellcheck disable=SC2119 # no extra directory
 	tracefs=$(find_tracefs) || tracefs=""
 	ncpus=$(online_cpus | wc -l)
+	# the spread workload's threads are busy all the time on up to 4
+	# vCPUs, and beyond that 100 / ncpus percent of the time (3% on 32):
+	# about one vCPU's worth in all, so that the kdamond and this script
+	# still run.  Single-threaded TCG runs one vCPU at a time, 100 ms
+	# each: with 32 busy ones, each command of this script and each
+	# cross-CPU call of the guest waited seconds
+	spread_mode=spread
+	[ "$ncpus" -gt 4 ] && spread_mode=spread:$((100 / ncpus))
 	wl_cpu=$(online_cpus | tail -n 1)
 	command -v taskset > /dev/null || wl_cpu=""
 	echo "testpmu: kernel $(uname -r), $ncpus CPUs," \
@@ -609,6 +626,8 @@ main()
 		late-control) (run_late_control);;
 		late-*) (run_late "${run#late-}");;
 		cover-*) (run_cover "${run#cover-}"); cover_restore;;
+		fair-vaddr) (run_fair);;
+		fair4-vaddr) (run_fair 2);;
 		aux-*)
 			if [ -n "$aux_reason" ]
 			then

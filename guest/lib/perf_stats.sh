@@ -53,6 +53,66 @@ cpu_get()
 		}' "$tmpdir/stats.$f"
 }
 
+# per_cpu_series KIND KEY CPUS SNAP...: a line "CPU V1 V2 ..." for each CPU
+# of the space-separated list CPUS, Vi its counter KEY in the snapshot SNAPi
+# (0, or UNINIT for st, where that has no line of the CPU; KEY a+b+...: the
+# sum of the counters a, b, ...).  KIND "stats": snapshots of
+# perf_stats (snap), lines "CPU07: key=value ..."; "aux": of the AUX test
+# PMU's stats (aux_snap in testpmu), lines "cpu=7 key=value ...".  One awk
+# for every CPU and snapshot, where cpu_get is one per CPU and snapshot: on
+# a guest of 32 busy vCPUs each awk takes seconds.
+per_cpu_series()
+{
+	local kind=$1 key=$2 cpus=$3 f files=""
+
+	shift 3
+	for f in "$@"
+	do
+		files+=" $tmpdir/$kind.$f"
+	done
+	# shellcheck disable=SC2086 # the file names have no blank
+	awk -v kind="$kind" -v key="$key" -v cpus="$cpus" -v flist="$files" '
+		BEGIN {
+			n = split(flist, fl, " ")
+			for (i = 1; i <= n; i++)
+				idx[fl[i]] = i
+			m = split(key, kl, "+")
+			for (i = 1; i <= m; i++)
+				want[kl[i]] = 1
+		}
+		kind == "stats" && $1 ~ /^CPU[0-9]+:$/ {
+			c = substr($1, 4, length($1) - 4) + 0
+		}
+		kind == "aux" && $1 ~ /^cpu=[0-9]+$/ {
+			c = substr($1, 5) + 0
+		}
+		(kind == "stats" && $1 ~ /^CPU[0-9]+:$/) ||
+		(kind == "aux" && $1 ~ /^cpu=[0-9]+$/) {
+			for (i = 2; i <= NF; i++) {
+				split($i, kv, "=")
+				if (!(kv[1] in want))
+					continue
+				if (m == 1)
+					v[c, idx[FILENAME]] = kv[2]
+				else
+					v[c, idx[FILENAME]] += kv[2]
+			}
+		}
+		END {
+			m = split(cpus, cl, " ")
+			for (j = 1; j <= m; j++) {
+				line = cl[j]
+				for (i = 1; i <= n; i++) {
+					x = key == "st" ? "UNINIT" : 0
+					if ((cl[j], i) in v)
+						x = v[cl[j], i]
+					line = line " " x
+				}
+				print line
+			}
+		}' $files
+}
+
 # Prints 'name delta' for the table rows of the snapshots $1 to $2 (the rows
 # have a name and a value between box-drawing characters)
 stats_deltas()

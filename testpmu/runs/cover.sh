@@ -6,8 +6,9 @@
 # Intel CPU (cpu_core, cpu_atom) and the PMUs (PMUv3, SPE) of each Arm
 # cluster, whose event_init refuses the other CPUs with -ENOENT.  The test
 # PMUs do the same for the CPUs outside their debugfs 'cpus' list
-# (damon_test_pmu/cpus, damon_test_aux/cpus).  Sourced by testpmu-guest.sh,
-# never run.
+# (damon_test_pmu/cpus, damon_test_aux/cpus).  And the fair-* runs: the
+# test PMU on every CPU, every CPU's reports read.  Sourced by
+# testpmu-guest.sh, never run.
 
 dtp_cpus=$debugfs/damon_test_pmu/cpus
 dta_cpus=$debugfs/damon_test_aux/cpus
@@ -52,7 +53,20 @@ cover_workload()
 		kill "$wl_pid"
 		wait "$wl_pid" 2> /dev/null
 	fi
-	start_workload "" spread
+	start_workload "" "$spread_mode"
+}
+
+# spread_stop: stop the workload, once the kdamond is off, so that the
+# checks run on idle CPUs: beside a busy thread on each of 32 vCPUs of TCG,
+# every command of this script takes seconds
+spread_stop()
+{
+	if [ -n "${wl_pid:-}" ] && kill -0 "$wl_pid" 2> /dev/null
+	then
+		kill "$wl_pid"
+		wait "$wl_pid" 2> /dev/null
+	fi
+	wl_pid=""
 }
 
 # cover_check_cpus WHAT SNAP_A SNAP_B COVERED [states]: per online CPU, the
@@ -64,12 +78,11 @@ cover_workload()
 cover_check_cpus()
 {
 	local what=$1 a=$2 b=$3 covered=",$4," states=${5:-} cpu st cb0 cb1
-	local bad="" rows=""
+	local bad="" rows="" cpus
 
-	for cpu in $(online_cpus)
+	cpus=$(online_cpus | paste -sd' ')
+	while read -r cpu cb0 cb1 _ st
 	do
-		read -r cb0 < <(cpu_get "$a" "$cpu" cb)
-		read -r st cb1 < <(cpu_get "$b" "$cpu" st cb)
 		rows+=" cpu$cpu:$st:+$((cb1 - cb0))"
 		if [[ "$covered" == *",$cpu,"* ]]
 		then
@@ -81,7 +94,8 @@ cover_check_cpus()
 				{ [ -n "$states" ] || [ "$cb1" -eq "$cb0" ]; } ||
 				bad+=" cpu $cpu (not covered) st=$st callbacks +$((cb1 - cb0));"
 		fi
-	done
+	done < <(paste -d ' ' <(per_cpu_series stats cb "$cpus" "$a" "$b") \
+		<(per_cpu_series stats st "$cpus" "$b"))
 	[ -z "$bad" ]
 	verdict "$what" $? \
 		"the covered cpus $4 RUNNING, the others UNCOVERED$([ -n "$states" ] ||
@@ -139,6 +153,7 @@ run_cover_pmu()
 	kdamond_off 0
 	snap after
 	dtp_snap after
+	spread_stop
 	[ "$cpus_ev" = "$even" ]
 	verdict events $? "the test PMU has events on cpus $cpus_ev" \
 		"the test PMU has events on cpus '$cpus_ev', not on $even"
@@ -194,6 +209,7 @@ run_cover_hybrid()
 	snap after
 	dtp_snap after
 	aux_snap after
+	spread_stop
 	[ "$cpus_ev" = "$even" ]
 	verdict events $? "the test PMU has events on cpus $cpus_ev" \
 		"the test PMU has events on cpus '$cpus_ev', not on $even"
@@ -242,6 +258,89 @@ run_cover_none()
 		abort "$write_msg"
 	check_on_refused damon_test "no PMU of the type covers any online cpu" \
 		"No such file or directory"
+}
+
+# run_fair [ORDER]: the test PMU (records at the stack pointer of the
+# interrupted thread of the workload's group) on every online CPU, a thread
+# of the workload's spread mode on each, vaddr.  Every CPU's reports must
+# reach DAMON in every window of 3 s (the CPU's report ring was dequeued),
+# whatever the other CPUs make, with the default report rings and with
+# report_ring_order ORDER while the context starts (order 2: 4 reports a
+# ring, the most that a CPU gives DAMON per sampling interval; whether
+# they overflow depends on the rate, which the guest's load sets), and the
+# laws hold: every report that did not fit is counted.
+run_fair()
+{
+	local order=${1:-} cpus cpu i d0 d1 grow orig bad="" win=3 deq
+
+	chk=setup
+	cpus=$(online_cpus)
+	if [ "$ncpus" -lt 2 ]
+	then
+		skip "needs 2 online CPUs"
+		return
+	fi
+	if [ -n "$order" ] && [ ! -w "$ring_order_param" ]
+	then
+		skip "no report_ring_order knob ($ring_order_param)"
+		return
+	fi
+	cover_workload
+	reset_kdamonds 1
+	setup_ctx 0 1008 "$aggr_us" 0 "$wl_pid"
+	write_attrs "$preps/0" type "$pmu_type" config $((wl_pid << 32)) \
+		sample_period 1008 precise_ip 0 wakeup_events 0 ||
+		abort "$write_msg"
+	say "event: damon_test (type $pmu_type) on cpus $(echo $cpus | tr ' ' ,), vaddr${order:+, report_ring_order $order}"
+	snap before
+	dtp_snap before
+	if [ -n "$order" ]
+	then
+		rd orig "$ring_order_param"
+		echo "$orig" > "$tmpdir/ring_order.orig"
+		wr "$ring_order_param" "$order"
+	fi
+	chk=on
+	kdamond_on 0 || exit 1
+	if [ -n "$order" ]
+	then
+		wr "$ring_order_param" "$orig"
+		rm -f "$tmpdir/ring_order.orig"
+	fi
+	sleep 2
+	snap win0
+	for ((i = 1; i <= 3; i++))
+	do
+		sleep "$win"
+		snap "win$i"
+	done
+	[ "$(kdamond_state 0)" = on ] || fail "the kdamond stopped by itself"
+	kdamond_off 0
+	snap after
+	dtp_snap after
+	spread_stop
+	chk=fair
+	while read -r -a deq
+	do
+		cpu=${deq[0]} grow=""
+		for ((i = 1; i <= 3; i++))
+		do
+			d0=${deq[i]} d1=${deq[i + 1]}
+			grow+=" +$((d1 - d0))"
+			[ "$d1" -gt "$d0" ] || bad+=" cpu $cpu window $i ($d0 -> $d1);"
+		done
+		say "cpu $cpu: reports dequeued in each $win s window:$grow"
+	done < <(per_cpu_series stats deq "$(echo $cpus)" win0 win1 win2 win3)
+	[ -z "$bad" ]
+	verdict fair $? \
+		"DAMON dequeued reports of every cpu in every $win s window" \
+		"no report dequeued in:$bad"
+	chk=laws
+	check_laws before after
+	dtp_deltas
+	[ "${pd[records]:-0}" -eq "${deltas[callback]}" ]
+	verdict lost $? "Δrecords ${pd[records]:-0} == Δcallback ${deltas[callback]}" \
+		"Δrecords ${pd[records]:-0} != Δcallback ${deltas[callback]}"
 }
 
 # run_cover NAME: the run cover-NAME.  Runs in a subshell.
