@@ -160,6 +160,10 @@ light_checks() {
 		python3 "$TOP/tests/test_funnel.py" -v
 	# damo/series applied to Debian's damo, and damo's unit tests on it
 	stage damo-unit bash "$TOP/scripts/damo-patch.sh" unit
+	# the test PMU's insn mode: its address computation against a table of
+	# assembled instructions, on the host (the kernel's decoder, built for
+	# user space)
+	det insn-test bash "$TOP/scripts/insn-test.sh"
 }
 
 compile_checks() {
@@ -264,6 +268,13 @@ stage testpmu bash "$TOP/scripts/testpmu.sh" run
 # 21 s (lock holders preempted by the host).
 stage testpmu-many env TESTPMU_CPUS=32 TESTPMU_NAME=testpmu-many \
 	TESTPMU_ARGS="--only aux-fair-vaddr,aux-fair4-vaddr,fair-vaddr,fair4-vaddr,cover-vaddr,cover-hybrid" \
+	bash "$TOP/scripts/testpmu.sh" run
+# The insn mode of the test PMU with a guest clock that counts instructions
+# (VM_ICOUNT=1): a timer interrupt then lands on any instruction, not on a
+# translation block's first, so the samples are of the workload's real
+# accesses (testpmu/README.md, section 9)
+stage testpmu-icount env VM_ICOUNT=1 TESTPMU_NAME=testpmu-icount \
+	TESTPMU_ARGS="--only insn-vaddr,insn-paddr" \
 	bash "$TOP/scripts/testpmu.sh" run
 lane_join
 # shellcheck disable=SC2086

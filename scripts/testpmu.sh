@@ -61,17 +61,35 @@ aux_patch=$TOP/testpmu/0002-damon-test-aux-pmu.patch
 # records: damon_test_aux joins them (its twin damon_test_trace does not)
 fmt_patch=$TOP/testpmu/0003-damon-test-aux-pmu-spe-format.patch
 [ -f "$fmt_patch" ] || die "testpmu: missing $fmt_patch"
+# the insn mode of damon_test: the sampled address is the interrupted user
+# instruction's memory operand (drivers/perf/damon_test_insn.h)
+insn_patch=$TOP/testpmu/0004-damon-test-pmu-insn.patch
+[ -f "$insn_patch" ] || die "testpmu: missing $insn_patch"
 variant=${TESTPMU_VARIANT:-on}
 O=$(objdir "$variant")
 t0=$SECONDS
 
-# tree_ready REV: the tree is REV with the patch applied and nothing else
+# tree_state: a hash of the tree's changes against HEAD, untracked files
+# included
+tree_state() {
+	{
+		git -C "$SRC" diff HEAD
+		git -C "$SRC" ls-files -z --others --exclude-standard |
+			(cd "$SRC" && xargs -0 -r sha1sum)
+	} | sha1sum | cut -d' ' -f1
+}
+
+# patches_sum: a hash of the patches that the tree gets
+patches_sum() { cat "$patch" "$aux_patch" "$fmt_patch" "$insn_patch" | sha1sum | cut -d' ' -f1; }
+
+# tree_ready REV: the tree is REV with the patches applied and nothing else:
+# the stamp that the last apply left names REV, these patches and the
+# tree's state then, and the tree is still in that state.  (A reverse
+# check of each patch cannot tell: 0004 changes lines that 0002's hunks
+# have as context.)
 tree_ready() {
 	[ "$(git -C "$SRC" rev-parse -q --verify HEAD 2>/dev/null)" = "$1" ] &&
-		git -C "$SRC" apply -R --check "$aux_patch" 2>/dev/null &&
-		git -C "$SRC" apply -R --check "$fmt_patch" 2>/dev/null &&
-		[ "$(git -C "$SRC" status --porcelain --untracked-files=all | cut -c4- | sort)" = \
-			"$(git -C "$SRC" apply --numstat "$patch" "$aux_patch" "$fmt_patch" | cut -f3 | sort -u)" ]
+		[ "$(cat "$SRC/.git/testpmu-stamp" 2>/dev/null)" = "$1 $(patches_sum) $(tree_state)" ]
 }
 
 build_kernel() {
@@ -92,7 +110,7 @@ build_kernel() {
 	if tree_ready "$rev"; then
 		log "testpmu: $SRC is the series ($(git -C "$SRC" log -1 --format=%h "$rev")) + the test PMU patches already"
 	else
-		log "testpmu: $SRC = series $(git -C "$SRC" log -1 --format='%h %s' "$rev") + $(basename "$patch") + $(basename "$aux_patch") + $(basename "$fmt_patch")"
+		log "testpmu: $SRC = series $(git -C "$SRC" log -1 --format='%h %s' "$rev") + $(basename "$patch") + $(basename "$aux_patch") + $(basename "$fmt_patch") + $(basename "$insn_patch")"
 		git -C "$SRC" checkout -q -f --detach "$rev" || die "testpmu: checkout failed"
 		git -C "$SRC" clean -fdq -- drivers/perf
 		if $new; then
@@ -108,6 +126,9 @@ build_kernel() {
 			die "testpmu: $aux_patch does not apply on the series and $(basename "$patch")"
 		git -C "$SRC" apply "$fmt_patch" ||
 			die "testpmu: $fmt_patch does not apply on the series"
+		git -C "$SRC" apply "$insn_patch" ||
+			die "testpmu: $insn_patch does not apply on the series and 0001-0003"
+		echo "$rev $(patches_sum) $(tree_state)" > "$SRC/.git/testpmu-stamp"
 	fi
 	log "testpmu: build $variant"
 	bash "$TOP/scripts/build.sh" "$variant" || die "testpmu: build failed"

@@ -254,7 +254,8 @@
 #                   aux-hotplug-vaddr aux-hotplug-paddr aux-fair-vaddr
 #                   aux-fair4-vaddr aux-reenable-vaddr nointr aux-format
 #                   aux-nocontext aux-revoke fair-vaddr fair4-vaddr
-#                   cover-vaddr cover-hybrid cover-none
+#                   cover-vaddr cover-hybrid cover-none insn-vaddr
+#                   insn-paddr
 #                   obs-vaddr
 #                   obs-paddr obs-aux-vaddr obs-aux-paddr)
 #   --secs S        seconds of monitoring before the regions are read (4)
@@ -288,6 +289,7 @@ all_runs+=" aux-full-vaddr aux-full-paddr aux-inject-vaddr aux-inject-paddr"
 all_runs+=" aux-hotplug-vaddr aux-hotplug-paddr aux-fair-vaddr aux-fair4-vaddr"
 all_runs+=" aux-reenable-vaddr aux-format aux-nocontext aux-revoke"
 all_runs+=" fair-vaddr fair4-vaddr cover-vaddr cover-hybrid cover-none"
+all_runs+=" insn-vaddr insn-paddr"
 all_runs+=" nointr obs-vaddr obs-paddr obs-aux-vaddr obs-aux-paddr"
 
 # Workload buffers (MiB): at most ~250 records/s per CPU (HZ=250, no

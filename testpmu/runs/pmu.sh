@@ -30,6 +30,60 @@ sample_trace()
 		}' "$1/trace"
 }
 
+# insn_in_maps INSTANCE RECORDS UNMAPPED: the check in-maps of the insn
+# runs: of the addresses that the PMU decoded (its records, and those with
+# no page mapped, skip_unmapped), at least 99% lie in the workload's
+# mappings ($tmpdir/maps, read while it ran).  The records' addresses are
+# those that damon_perf_sample traced; an unmapped one counts as outside.
+insn_in_maps()
+{
+	local inst=$1 dr=$2 dun=$3 n inside pct
+
+	chk=in-maps
+	if [ -z "$inst" ] || [ ! -s "$tmpdir/maps" ]
+	then
+		skip "no trace instance or no maps of the workload"
+		return
+	fi
+	# mawk has no strtonum: hex() (user addresses, < 2^53, are exact)
+	read -r n inside < <(awk '
+		function hex(s,   i, v) {
+			v = 0
+			s = tolower(s)
+			for (i = 1; i <= length(s); i++)
+				v = v * 16 + index("0123456789abcdef", substr(s, i, 1)) - 1
+			return v
+		}
+		FNR == NR {
+			split($1, r, "-")
+			lo[NR] = hex(r[1]); hi[NR] = hex(r[2])
+			nm = NR
+			next
+		}
+		/ damon_perf_sample: / && match($0, /addr=0x[0-9a-f]+/) {
+			a = hex(substr($0, RSTART + 7, RLENGTH - 7))
+			n++
+			for (i = 1; i <= nm; i++)
+				if (a >= lo[i] && a < hi[i]) {
+					in_++
+					break
+				}
+		}
+		END { print n + 0, in_ + 0 }' "$tmpdir/maps" "$inst/trace")
+	if [ "$n" -eq 0 ]
+	then
+		fail "no damon_perf_sample traced ($dr records)"
+		return
+	fi
+	# the traced share, applied to the records, over all decoded
+	pct=$(awk -v n="$n" -v i="$inside" -v r="$dr" -v u="$dun" \
+		'BEGIN { printf "%.2f", 100 * (i / n) * r / (r + u) }')
+	awk -v p="$pct" 'BEGIN { exit !(p >= 99) }'
+	verdict in-maps $? \
+		"$pct% of the decoded addresses in the workload's mappings ($inside of $n traced, $dr records, $dun unmapped)" \
+		"only $pct% of the decoded addresses in the workload's mappings ($inside of $n traced, $dr records, $dun unmapped)"
+}
+
 #
 # One run
 #
@@ -49,6 +103,9 @@ run_pmu()
 	ibs) config=0 period=1008;;
 	pebs) config=1 period=1000 precise=1;;
 	pebs_large) config=2 period=1000 precise=1;;
+	# the ibs shape in insn mode (config bit 6): the interrupted
+	# instruction's memory operand, no range
+	insn) config=$((1 << 6)) period=1008;;
 	page_faults) type=1 config=2 period=1 mode=refault testpmu=false;;
 	esac
 	if [ "$mode" = keep ]
@@ -84,7 +141,7 @@ run_pmu()
 	ev=$preps/0	# setup_ctx's perf_event prep
 	write_attrs "$ev" type "$type" config "$config" precise_ip "$precise" \
 		wakeup_events 0 || abort "$write_msg"
-	if $testpmu
+	if $testpmu && [ "$shape" != insn ]
 	then
 		write_attrs "$ev" config1 "$wl_hot_start" \
 			config2 $((wl_hot_end - wl_hot_start)) || abort "$write_msg"
@@ -108,6 +165,7 @@ run_pmu()
 	hc_t0=$SECONDS
 	sleep 2
 	cat "$dtp_events" > "$tmpdir/events.running" 2> /dev/null
+	cat "/proc/$wl_pid/maps" > "$tmpdir/maps" 2> /dev/null
 	sleep $((secs > 2 ? secs - 2 : 0))
 	hot_regions=- cold_accessed=-
 	[ "$force" = 1 ] || hot_cold "$ops" "$mode"
@@ -131,7 +189,9 @@ run_pmu()
 	then
 		say "PMU deltas:$(for k in overflows missed skip_mode skip_task \
 			skip_tgid skip_unmapped records to_overflow to_output \
-			throttled drain_pmi drain_sched drain_stop adds dels
+			throttled drain_pmi drain_sched drain_stop adds dels \
+			skip_kernel skip_compat skip_fetch skip_decode \
+			skip_nomem skip_vsib
 			do
 				printf ' %s=%s' "$k" "${pd[$k]:-?}"
 			done) pending=$pend"
@@ -141,7 +201,10 @@ run_pmu()
 		chk=pmu-laws
 		law "overflows == skip_* + records" "${pd[overflows]:-0}" == \
 			$((pd[skip_mode] + pd[skip_task] + pd[skip_tgid] +
-			pd[skip_unmapped] + dr))
+			pd[skip_unmapped] + ${pd[skip_kernel]:-0} +
+			${pd[skip_compat]:-0} + ${pd[skip_fetch]:-0} +
+			${pd[skip_decode]:-0} + ${pd[skip_nomem]:-0} +
+			${pd[skip_vsib]:-0} + dr))
 	fi
 
 	# DAMON
@@ -177,7 +240,8 @@ run_pmu()
 		verdict lost $? \
 			"Δrecords $dr == Δcallback $dc (Δto_overflow $dov)" \
 			"Δrecords $dr != Δcallback $dc (Δto_overflow $dov): records lost before DAMON's handler"
-		nev=$(grep -c "^cpu=[0-9]* shape=$shape " "$tmpdir/events.running")
+		# insn is the ibs shape with config bit 6
+		nev=$(grep -c "^cpu=[0-9]* shape=${shape/#insn/ibs} " "$tmpdir/events.running")
 		nlarge=$(grep -c 'large=1' "$tmpdir/events.running")
 		[ "$nev" -eq "$ncpus" ] && [ "$nlarge" -eq 0 ] && [ "$nleft" -eq 0 ]
 		verdict events $? \
@@ -211,6 +275,10 @@ run_pmu()
 		verdict samples $? "$dc callbacks" \
 			"no callback: the page-faults event did not fire"
 	fi
+
+	# (paddr traces physical addresses: its hotcold check places them)
+	[ "$shape" = insn ] && [ "$ops" = vaddr ] &&
+		insn_in_maps "$inst" "$dr" "${pd[skip_unmapped]:-0}"
 
 	if [ "$force" != 1 ]
 	then
