@@ -5,7 +5,7 @@ CMD ?= uname -a
 S := scripts
 
 .PHONY: help demo check deps base expand export config build damon kunit \
-	selftest static cross docs docs-examples consumers damo bench testpmu stress per-patch checkpatch vm \
+	selftest static cross docs docs-examples consumers damo bench eval testpmu stress per-patch checkpatch vm \
 	clean distclean
 
 help:
@@ -26,6 +26,7 @@ static:          ; @bash $(S)/static-check.sh $(VARIANT)
 consumers: build ; @bash $(S)/consumers.sh $(VARIANT)
 damo: build      ; @bash $(S)/damo.sh $(VARIANT)
 bench:           ; @bash bench/bench.sh
+eval:            ; @bash bench/eval/eval.sh
 testpmu:         ; @bash $(S)/testpmu.sh
 stress:          ; @bash $(S)/stress-all.sh
 docs:            ; @bash $(S)/docs-check.sh

@@ -22,6 +22,8 @@ PKGS=(
 	# DAMON's drgn-based kselftests (sysfs.py, sysfs_no_op_commit_break.py),
 	# run in the guest on the 'drgn' variant (check stage kselftest-drgn)
 	python3-drgn
+	# make eval's plots (bench/eval/accuracy.py, tiering.py)
+	python3-matplotlib
 )
 
 missing=()

@@ -25,6 +25,10 @@
 # QEMU's time).  DAMON's 7.3 sysfs.sh on one vCPU: 427 s randomized, 113 s
 # with norandmaps (2026-12-02, beside a kernel build).  It changes where
 # mmap() places a mapping, not which kernel code runs.
+# VM_MACHINE: the value of -machine (q35), e.g. q35,hmat=on for ACPI HMAT.
+# VM_QEMU_ARGS: extra QEMU arguments, word-split (no quoting inside), e.g.
+# the memory backends and -numa options of a two-node guest (--mem must then
+# be the sum of the backends' sizes; bench/eval/ uses both knobs).
 . "$(dirname "$0")/lib.sh"
 
 name=run cpus=2 maxcpus="" mem=1024 timeout=600 append=""
@@ -93,13 +97,14 @@ cmdline+=" $append"
 log "vm-run: booting $variant ($accel, $cpus CPUs, ${mem}M) for '$*' [log: $out]"
 start=$SECONDS
 rc=0
+# shellcheck disable=SC2086 # VM_QEMU_ARGS is word-split on purpose
 timeout -k 10 "$timeout" qemu-system-x86_64 \
-	"${accel_args[@]}" -machine q35 -smp "$cpus${maxcpus:+,maxcpus=$maxcpus}" -m "$mem" \
+	"${accel_args[@]}" -machine "${VM_MACHINE:-q35}" -smp "$cpus${maxcpus:+,maxcpus=$maxcpus}" -m "$mem" \
 	-nographic -no-reboot -nodefaults -serial "file:$out/console.log" \
 	-kernel "$kernel" -append "$cmdline" \
 	-virtfs "local,path=/,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap" \
 	-virtfs "local,path=$out,mount_tag=out,security_model=none,multidevs=remap" \
-	-device virtio-rng-pci </dev/null >"$out/qemu.log" 2>&1 || rc=$?
+	-device virtio-rng-pci ${VM_QEMU_ARGS:-} </dev/null >"$out/qemu.log" 2>&1 || rc=$?
 elapsed=$((SECONDS - start))
 
 fail() {

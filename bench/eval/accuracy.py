@@ -1,0 +1,891 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: GPL-2.0
+"""Accuracy of DAMON's access monitoring: does it find the memory that a
+workload really uses?
+
+The workload (bench/eval/evalwl.c) writes its ground truth, the probability
+that an access hits each byte range, and DAMON's view of the workload comes
+as snapshots of its regions.  This script scores each snapshot against the
+truth, each run over its snapshots, and each configuration over its runs.
+
+usage: accuracy.py RESULTS [--out DIR] [--goal-regions N] [--warmup S]
+       accuracy.py --selftest
+
+Input: RESULTS holds one directory per run (found at any depth: every
+directory that has a file named meta, snapshots or layout), with:
+
+  layout, events, zipf_weights   written by evalwl, see the comment at the
+                                 top of evalwl.c; layout lines:
+                                   start_ns NS
+                                   phase P ROLE START END WEIGHT  (hotcold)
+                                   zipf NAME START END            (zipf)
+                                 events lines: start NS, swap NS, end NS
+                                 zipf_weights: one little-endian double per
+                                 page of the zipf range, in address order
+  snapshots   "T START END NR_ACCESSES AGE" per line, decimal: T is the
+              guest's CLOCK_MONOTONIC ns of the snapshot, the same for all
+              the regions of one snapshot; the target process's regions,
+              [START, END) in bytes, in address order
+  meta        "key value" per line: workload hotcold|zipf, source abit|insn,
+              period N (0 for abit), run K, kdamond_ns N, sampling_ns N,
+              window_ns N, samples N, nr_regions_max N.  The guest runs
+              with QEMU's -icount shift=0, so one ns is one instruction:
+              kdamond_ns is the kdamond's CPU time in the measured window
+              (window_ns long) and sampling_ns the time spent in the PMU
+              overflow handlers, both as instructions.  Other keys are
+              kept in the JSON; trace_lost N > 0 earns a warning.
+
+A run that lacks a file, or whose files don't parse, is skipped with a
+warning on stderr.
+
+Per snapshot (truth of the phase the snapshot's T falls in):
+  precision  rank the regions by NR_ACCESSES, descending (ties: larger AGE
+             first), and take the top H bytes, H being the size of the true
+             hot set; precision = the truly hot bytes among them / H.
+             - hotcold's hot set is the "hot" range of the phase; zipf's is
+               the smallest set of pages that holds 80% of the access
+               probability (heaviest pages first, ties by address).
+             - Regions with NR_ACCESSES 0 are never taken: DAMON did not see
+               them accessed, so they can't be ranked.  When the regions
+               with accesses add up to less than H, the rest of the H bytes
+               count as misses (so all-zero snapshots score 0).
+             - The last region taken usually has more bytes than are still
+               needed: its hot bytes count in proportion to the part of it
+               taken, since its rank says nothing about where in it they lie
+               (taking it whole would let one big, mostly cold region sink
+               a snapshot whose other regions are right).
+             - Regions are clipped to the workload's buffers: bytes outside
+               them (text, stack, heap, evalwl's own tables) have no known
+               truth and are neither hot nor cold, they count for nothing.
+  coverage   the access probability that falls in regions with
+             NR_ACCESSES > 0 (the truth's weights sum to 1).
+
+Per run: the medians of precision and coverage over the steady-state
+snapshots: hotcold [start + warmup, swap) and [swap + recovery, end), zipf
+[start + warmup, end).  recovery (hotcold): from the swap to the first
+snapshot at or after it whose precision is at least 0.8 x the median
+precision before the swap; NaN if none (then there is no post-swap steady
+state).  Costs: kdamond_ns / window_ns (a fraction of one CPU) and
+kdamond_ns / window_s (instructions a second), the same for sampling_ns.
+
+Per configuration (workload, source, period, nr_regions_max): the median
+and min-max over its runs of every per-run figure (NaNs left out, and
+counted).
+
+Output, to DIR (default RESULTS): accuracy.md (the table, also printed on
+stdout), accuracy.json (everything, per snapshot too), accuracy.png
+(precision against cost, a panel per workload) and precision-time.png
+(precision around the swap, the median run of each hotcold configuration).
+The plots need matplotlib (Debian's python3-matplotlib), and are skipped
+with a warning without it; the rest needs nothing beyond the standard
+library.
+
+--goal-regions N: for each workload and each nr_regions_max >= N that has
+an abit configuration, whether the most precise insn configuration of that
+nr_regions_max whose cost (kdamond + sampling, instructions/s, medians) is
+at most 0.1 x abit's kdamond cost has a median precision at least abit's:
+a "goal" line each, ending in "met" or "missed".
+"""
+
+import argparse
+import array
+import bisect
+import importlib.util
+import json
+import math
+import os
+import statistics
+import sys
+import tempfile
+
+NAN = float('nan')
+HOT_MASS = 0.8          # zipf's hot set: the pages holding 80% of accesses
+RECOVERY_FRACTION = 0.8  # recovered: precision >= 0.8 x the pre-swap median
+GOAL_COST_FRACTION = 0.1  # the goal's budget: 0.1 x abit's kdamond cost
+NS = 1e9
+
+
+def warn(msg):
+    print('accuracy: warning: ' + msg, file=sys.stderr)
+
+
+class RunError(Exception):
+    """A run whose files are missing or malformed: it is skipped."""
+
+
+# ---------------------------------------------------------------- truth
+
+class Truth:
+    """The ground truth of one phase: a piecewise-uniform access density.
+
+    segs: (start, end, weight, hot) with weight the probability that an
+    access hits [start, end), spread uniformly over it, and hot whether the
+    range belongs to the true hot set.  Ranges must not overlap; gaps between
+    them are unknown memory.  span(a, b) answers, for [a, b), the access
+    weight, the hot bytes and the known bytes (those in some range) with
+    two binary searches, from prefix sums at the range boundaries.
+    """
+
+    def __init__(self, segs):
+        segs = sorted(s for s in segs if s[1] > s[0])
+        if not segs:
+            raise RunError('no ranges in the truth')
+        self.xs = [segs[0][0]]
+        self.dens = []  # (weight/byte, hot 0/1, known 0/1) on [xs[i], xs[i+1])
+        for start, end, weight, hot in segs:
+            if start < self.xs[-1]:
+                raise RunError('overlapping ranges at %d' % start)
+            if start > self.xs[-1]:
+                self.dens.append((0.0, 0, 0))
+                self.xs.append(start)
+            self.dens.append((weight / (end - start), 1 if hot else 0, 1))
+            self.xs.append(end)
+        self.cum = ([0.0], [0], [0])
+        for i, d in enumerate(self.dens):
+            length = self.xs[i + 1] - self.xs[i]
+            for k in range(3):
+                self.cum[k].append(self.cum[k][-1] + d[k] * length)
+        self.hot_bytes = self.cum[1][-1]
+        self.total_weight = self.cum[0][-1]
+
+    def _at(self, x):
+        """The three prefix sums at address x."""
+        xs = self.xs
+        if x <= xs[0]:
+            return (0.0, 0, 0)
+        if x >= xs[-1]:
+            return tuple(c[-1] for c in self.cum)
+        i = bisect.bisect_right(xs, x) - 1
+        d = self.dens[i]
+        return tuple(self.cum[k][i] + d[k] * (x - xs[i]) for k in range(3))
+
+    def span(self, a, b):
+        lo, hi = self._at(a), self._at(b)
+        return hi[0] - lo[0], hi[1] - lo[1], hi[2] - lo[2]
+
+
+def snapshot_metrics(truth, regions):
+    """(precision, coverage) of one snapshot: regions are (start, end,
+    nr_accesses, age) tuples.  See the module's docstring."""
+    coverage = 0.0
+    ranked = []
+    for r in regions:
+        if r[2] > 0:
+            weight, hot, known = truth.span(r[0], r[1])
+            coverage += weight
+            if known > 0:
+                ranked.append((-r[2], -r[3], r[0], hot, known))
+    ranked.sort()
+    need = truth.hot_bytes
+    found = 0.0
+    for _, _, _, hot, known in ranked:
+        if need <= 0:
+            break
+        if known <= need:
+            found += hot
+            need -= known
+        else:
+            found += hot * need / known
+            need = 0
+    precision = found / truth.hot_bytes if truth.hot_bytes > 0 else NAN
+    return precision, coverage
+
+
+# ---------------------------------------------------------------- input
+
+def read_kv(path):
+    """'key value...' lines into a dict of key -> rest of the line."""
+    out = {}
+    with open(path) as f:
+        for line in f:
+            parts = line.split(None, 1)
+            if parts:
+                out[parts[0]] = parts[1].strip() if len(parts) > 1 else ''
+    return out
+
+
+def read_layout(path):
+    """The layout's header keys, hotcold's phases, zipf's range."""
+    head, phases, zipf = {}, {}, None
+    with open(path) as f:
+        for n, line in enumerate(f, 1):
+            p = line.split()
+            if not p:
+                continue
+            try:
+                if p[0] == 'phase':
+                    phases.setdefault(int(p[1]), []).append(
+                        (p[2], int(p[3]), int(p[4]), float(p[5])))
+                elif p[0] == 'zipf':
+                    zipf = (int(p[2]), int(p[3]))
+                elif p[0] != 'buffer' and len(p) == 2:
+                    head[p[0]] = p[1]
+            except (IndexError, ValueError):
+                raise RunError('%s:%d: malformed: %r' % (path, n, line))
+    return head, phases, zipf
+
+
+def read_events(path):
+    ev = {}
+    with open(path) as f:
+        for line in f:
+            p = line.split()
+            if len(p) == 2:
+                ev.setdefault(p[0], int(p[1]))
+    return ev
+
+
+def read_snapshots(path):
+    """[(T, [(start, end, nr, age), ...]), ...] sorted by T."""
+    snaps = {}
+    bad = 0
+    with open(path) as f:
+        for line in f:
+            p = line.split()
+            if not p:
+                continue
+            try:
+                t, start, end, nr, age = (int(x) for x in p)
+            except ValueError:
+                bad += 1
+                continue
+            if end <= start:
+                bad += 1
+                continue
+            snaps.setdefault(t, []).append((start, end, nr, age))
+    if bad:
+        warn('%s: %d malformed lines skipped' % (path, bad))
+    return sorted(snaps.items())
+
+
+def zipf_truth(path, start, end, page_size):
+    """zipf's Truth: a range per page, the hot ones the fewest pages that
+    hold HOT_MASS of the probability."""
+    w = array.array('d')
+    with open(path, 'rb') as f:
+        w.frombytes(f.read())
+    if sys.byteorder == 'big':
+        w.byteswap()
+    npages = (end - start) // page_size
+    if len(w) != npages:
+        raise RunError('%s: %d weights for %d pages' % (path, len(w), npages))
+    total = math.fsum(w)
+    if abs(total - 1) > 1e-6:
+        warn('%s: weights sum to %g, normalized' % (path, total))
+    hot = [False] * npages
+    acc = 0.0
+    for i in sorted(range(npages), key=lambda i: (-w[i], i)):
+        if acc >= HOT_MASS * total * (1 - 1e-12):
+            break
+        hot[i] = True
+        acc += w[i]
+    return Truth([(start + i * page_size, start + (i + 1) * page_size,
+                   w[i] / total, hot[i]) for i in range(npages)])
+
+
+def hotcold_truths(phases):
+    truths = {}
+    for p, ranges in phases.items():
+        truths[p] = Truth([(s, e, w, role == 'hot')
+                           for role, s, e, w in ranges])
+        if abs(truths[p].total_weight - 1) > 1e-6:
+            warn('phase %d weights sum to %g' % (p, truths[p].total_weight))
+    return truths
+
+
+def meta_num(meta, key, default=None):
+    v = meta.get(key)
+    if v is None or v == '':
+        if default is None:
+            raise RunError('meta has no %s' % key)
+        return default
+    try:
+        return int(v)
+    except ValueError:
+        try:
+            return float(v)
+        except ValueError:
+            raise RunError('meta %s is not a number: %r' % (key, v))
+
+
+# ---------------------------------------------------------------- per run
+
+def median(values):
+    v = [x for x in values if not math.isnan(x)]
+    return statistics.median(v) if v else NAN
+
+
+def analyze_run(rundir, warmup_ns):
+    """One run's figures, or RunError."""
+    files = {}
+    for name in ('meta', 'layout', 'events', 'snapshots'):
+        files[name] = os.path.join(rundir, name)
+        if not os.path.isfile(files[name]):
+            raise RunError('no %s' % name)
+    meta = read_kv(files['meta'])
+    workload = meta.get('workload')
+    source = meta.get('source')
+    if workload not in ('hotcold', 'zipf') or not source:
+        raise RunError('meta: workload %r, source %r' % (workload, source))
+    head, phases, zrange = read_layout(files['layout'])
+    if head.get('mode', workload) != workload:
+        raise RunError('meta says %s, layout %s' % (workload, head['mode']))
+    page_size = int(head.get('page_size', 4096))
+    ev = read_events(files['events'])
+    start = ev.get('start', int(head.get('start_ns', -1)))
+    if start < 0:
+        raise RunError('no start time in events or layout')
+    swap = ev.get('swap')
+
+    if workload == 'zipf':
+        if zrange is None:
+            raise RunError('layout has no zipf line')
+        zpath = os.path.join(rundir, 'zipf_weights')
+        if not os.path.isfile(zpath):
+            raise RunError('no zipf_weights')
+        truths = {0: zipf_truth(zpath, zrange[0], zrange[1], page_size)}
+        swap = None
+    else:
+        if 0 not in phases or 1 not in phases:
+            raise RunError('layout lacks phase 0 or 1')
+        truths = hotcold_truths(phases)
+        if swap is None:
+            warn('%s: no swap event: all snapshots scored as phase 0'
+                 % rundir)
+
+    snaps = read_snapshots(files['snapshots'])
+    if not snaps:
+        raise RunError('no snapshots')
+    end = ev.get('end')
+    if end is None:
+        warn('%s: no end event: the last snapshot ends the run' % rundir)
+        end = snaps[-1][0] + 1
+
+    series = []  # (T, phase, precision, coverage)
+    for t, regions in snaps:
+        phase = 1 if swap is not None and t >= swap else 0
+        p, c = snapshot_metrics(truths[phase], regions)
+        series.append((t, phase, p, c))
+
+    steady_from = start + warmup_ns
+    pre = [s for s in series
+           if steady_from <= s[0] < (end if swap is None else swap)]
+    pre_prec = median(s[2] for s in pre)
+    recovery = NAN
+    post = []
+    if swap is not None:
+        if pre_prec > 0:
+            target = RECOVERY_FRACTION * pre_prec
+            for t, _, p, _ in series:
+                if t >= swap and p >= target:
+                    recovery = (t - swap) / NS
+                    break
+        if not math.isnan(recovery):
+            post = [s for s in series
+                    if max(steady_from, swap + recovery * NS) <= s[0] < end]
+    steady = pre + post
+    if not steady:
+        warn('%s: no snapshot in the steady state' % rundir)
+
+    lost = meta_num(meta, 'trace_lost', 0)
+    if lost:
+        warn('%s: %d trace events lost: snapshots may lack regions'
+             % (rundir, lost))
+    window = meta_num(meta, 'window_ns')
+    kd = meta_num(meta, 'kdamond_ns')
+    smp = meta_num(meta, 'sampling_ns', 0)
+    per_s = NS / window if window > 0 else NAN
+    return {
+        'dir': rundir,
+        'workload': workload,
+        'source': source,
+        'period': meta_num(meta, 'period', 0),
+        'nr_regions_max': meta_num(meta, 'nr_regions_max', 0),
+        'run': meta.get('run', os.path.basename(rundir)),
+        'start_ns': start, 'swap_ns': swap, 'end_ns': end,
+        'snapshots': len(series),
+        'trace_lost': lost,
+        'meta': meta,
+        'steady_snapshots': len(steady),
+        'precision': median(s[2] for s in steady),
+        'coverage': median(s[3] for s in steady),
+        'precision_pre_swap': pre_prec,
+        'precision_post_swap': median(s[2] for s in post),
+        'recovery_s': recovery if workload == 'hotcold' else NAN,
+        'samples_per_s': meta_num(meta, 'samples', 0) * per_s,
+        'kdamond_cpu': kd / window if window > 0 else NAN,
+        'kdamond_ips': kd * per_s,
+        'sampling_cpu': smp / window if window > 0 else NAN,
+        'sampling_ips': smp * per_s,
+        'cost_ips': (kd + smp) * per_s,
+        'series': [[(t - start) / NS, ph, p, c] for t, ph, p, c in series],
+    }
+
+
+def find_runs(results):
+    dirs = []
+    for d, subdirs, files in os.walk(results):
+        subdirs.sort()
+        if {'meta', 'snapshots', 'layout'} & set(files):
+            dirs.append(d)
+    return dirs
+
+
+# ---------------------------------------------------------------- configs
+
+METRICS = ('samples_per_s', 'precision', 'coverage', 'recovery_s',
+           'kdamond_cpu', 'kdamond_ips', 'sampling_cpu', 'sampling_ips',
+           'cost_ips', 'precision_pre_swap', 'precision_post_swap')
+
+
+def config_key(run):
+    return (run['workload'], run['source'], run['period'],
+            run['nr_regions_max'])
+
+
+def sort_key(key):
+    # abit before insn, then by period, within a workload
+    return (key[0], key[1] != 'abit', key[1], key[2], key[3])
+
+
+def aggregate(runs):
+    groups = {}
+    for r in runs:
+        groups.setdefault(config_key(r), []).append(r)
+    configs = []
+    for key in sorted(groups, key=sort_key):
+        rs = groups[key]
+        stats = {}
+        for m in METRICS:
+            v = [r[m] for r in rs]
+            ok = [x for x in v if not math.isnan(x)]
+            stats[m] = {'median': statistics.median(ok) if ok else NAN,
+                        'min': min(ok) if ok else NAN,
+                        'max': max(ok) if ok else NAN,
+                        'nan': len(v) - len(ok)}
+        configs.append({'workload': key[0], 'source': key[1],
+                        'period': key[2], 'nr_regions_max': key[3],
+                        'runs': len(rs), 'stats': stats,
+                        'run_dirs': [r['dir'] for r in rs]})
+    return configs, groups
+
+
+def fmt_stat(st, fmt, scale=1.0, nan_word='n/a'):
+    """'median [min–max]', and how many runs had no value (NaN)."""
+    if math.isnan(st['median']):
+        return nan_word
+    s = '%s [%s–%s]' % (fmt % (st['median'] * scale),
+                        fmt % (st['min'] * scale), fmt % (st['max'] * scale))
+    if st['nan']:
+        s += ' (%d %s)' % (st['nan'], nan_word)
+    return s
+
+
+def table(configs):
+    cols = ['workload', 'source', 'period', 'max regions', 'samples/s',
+            'precision', 'coverage', 'recovery s', 'kdamond Minsn/s',
+            'sampling Minsn/s', 'runs']
+    lines = ['| ' + ' | '.join(cols) + ' |',
+             '|' + '|'.join('---' for _ in cols) + '|']
+    for c in configs:
+        st = c['stats']
+        rec = (fmt_stat(st['recovery_s'], '%.2f', nan_word='never')
+               if c['workload'] == 'hotcold' else '–')
+        row = [c['workload'], c['source'],
+               str(c['period']) if c['period'] else '–',
+               str(c['nr_regions_max']),
+               fmt_stat(st['samples_per_s'], '%.0f'),
+               fmt_stat(st['precision'], '%.3f'),
+               fmt_stat(st['coverage'], '%.3f'),
+               rec,
+               fmt_stat(st['kdamond_ips'], '%.3g', 1e-6),
+               fmt_stat(st['sampling_ips'], '%.3g', 1e-6),
+               str(c['runs'])]
+        lines.append('| ' + ' | '.join(row) + ' |')
+    return lines
+
+
+def goals(configs, min_regions):
+    """The goal lines, and their figures for the JSON."""
+    lines, out = [], []
+
+    def med(c, m):
+        return c['stats'][m]['median']
+
+    with_abit = {(c['workload'], c['nr_regions_max']) for c in configs
+                 if c['source'] == 'abit'}
+    for wl, nr in sorted({(c['workload'], c['nr_regions_max'])
+                          for c in configs} - with_abit):
+        if nr >= min_regions:
+            lines.append('goal %s max regions %d: no abit configuration to '
+                         'compare with: n/a' % (wl, nr))
+    for c in configs:
+        if c['source'] != 'abit' or c['nr_regions_max'] < min_regions:
+            continue
+        wl, nr = c['workload'], c['nr_regions_max']
+        a_prec, a_cost = med(c, 'precision'), med(c, 'kdamond_ips')
+        budget = GOAL_COST_FRACTION * a_cost
+        cands = [d for d in configs
+                 if d['source'] == 'insn' and d['workload'] == wl
+                 and d['nr_regions_max'] == nr
+                 and med(d, 'cost_ips') <= budget
+                 and not math.isnan(med(d, 'precision'))]
+        best = max(cands, key=lambda d: (med(d, 'precision'),
+                                         -med(d, 'cost_ips')), default=None)
+        head = ('goal %s max regions %d: abit precision %.3f, kdamond '
+                '%.3g Minsn/s; budget %.3g Minsn/s: '
+                % (wl, nr, a_prec, a_cost * 1e-6, budget * 1e-6))
+        g = {'workload': wl, 'nr_regions_max': nr, 'abit_precision': a_prec,
+             'abit_kdamond_ips': a_cost, 'budget_ips': budget}
+        if best is None:
+            g['met'] = False
+            lines.append(head + 'no insn config within it: missed')
+        else:
+            met = med(best, 'precision') >= a_prec
+            g.update(met=met, insn_period=best['period'],
+                     insn_precision=med(best, 'precision'),
+                     insn_cost_ips=med(best, 'cost_ips'))
+            lines.append(head + 'best insn period %d precision %.3f at '
+                         '%.3g Minsn/s: %s'
+                         % (best['period'], med(best, 'precision'),
+                            med(best, 'cost_ips') * 1e-6,
+                            'met' if met else 'missed'))
+        out.append(g)
+    return lines, out
+
+
+# ---------------------------------------------------------------- plots
+
+def label(c, configs):
+    s = c['source'] + ('/%d' % c['period'] if c['period'] else '')
+    if len({d['nr_regions_max'] for d in configs}) > 1:
+        s += ' r%d' % c['nr_regions_max']
+    return s
+
+
+def plots(configs, groups, outdir):
+    try:
+        import matplotlib
+        matplotlib.use('Agg')
+        import matplotlib.pyplot as plt
+    except ImportError as e:
+        warn('no plots: %s' % e)
+        return []
+    written = []
+    workloads = sorted({c['workload'] for c in configs})
+    fig, axes = plt.subplots(1, len(workloads), squeeze=False,
+                             figsize=(6 * len(workloads), 4.5))
+    for ax, wl in zip(axes[0], workloads):
+        for c in configs:
+            if c['workload'] != wl:
+                continue
+            x, y = c['stats']['cost_ips'], c['stats']['precision']
+            if not (x['median'] > 0) or math.isnan(y['median']):
+                continue
+            ax.errorbar([x['median']], [y['median']],
+                        xerr=[[x['median'] - x['min']],
+                              [x['max'] - x['median']]],
+                        yerr=[[y['median'] - y['min']],
+                              [y['max'] - y['median']]],
+                        fmt='o' if c['source'] == 'abit' else 's',
+                        color='tab:red' if c['source'] == 'abit'
+                        else 'tab:blue', capsize=3)
+            ax.annotate(label(c, configs), (x['median'], y['median']),
+                        textcoords='offset points', xytext=(5, 5),
+                        fontsize=8)
+        ax.set_xscale('log')
+        ax.set_ylim(-0.05, 1.05)
+        ax.set_title(wl)
+        ax.set_xlabel('kdamond + sampling instructions/s')
+        ax.set_ylabel('precision (median, min–max over runs)')
+        ax.grid(True, which='both', alpha=0.3)
+    fig.tight_layout()
+    path = os.path.join(outdir, 'accuracy.png')
+    fig.savefig(path, dpi=120)
+    plt.close(fig)
+    written.append(path)
+
+    hc = [c for c in configs if c['workload'] == 'hotcold']
+    if not hc:
+        return written
+    fig, ax = plt.subplots(figsize=(8, 4.5))
+    for c in hc:
+        rs = [r for r in groups[config_key_of(c)] if r['swap_ns'] is not None]
+        if not rs:
+            continue
+        # the median run by precision, NaNs last
+        rs.sort(key=lambda r: (math.isnan(r['precision']), r['precision']))
+        r = rs[(len(rs) - 1) // 2]
+        off = (r['swap_ns'] - r['start_ns']) / NS
+        ax.plot([s[0] - off for s in r['series']],
+                [s[2] for s in r['series']], label=label(c, configs),
+                linewidth=1, marker='.', markersize=3)
+    ax.axvline(0, color='k', linestyle='--', linewidth=1, label='swap')
+    ax.set_xlabel('seconds from the hot/cold swap')
+    ax.set_ylabel('precision')
+    ax.set_ylim(-0.05, 1.05)
+    ax.set_title('hotcold: precision over time (median run of each config)')
+    ax.legend(fontsize=8)
+    ax.grid(True, alpha=0.3)
+    fig.tight_layout()
+    path = os.path.join(outdir, 'precision-time.png')
+    fig.savefig(path, dpi=120)
+    plt.close(fig)
+    written.append(path)
+    return written
+
+
+def config_key_of(c):
+    return (c['workload'], c['source'], c['period'], c['nr_regions_max'])
+
+
+# ---------------------------------------------------------------- main
+
+def jsonable(x):
+    """NaN is not JSON: None instead."""
+    if isinstance(x, float) and math.isnan(x):
+        return None
+    if isinstance(x, dict):
+        return {k: jsonable(v) for k, v in x.items()}
+    if isinstance(x, (list, tuple)):
+        return [jsonable(v) for v in x]
+    return x
+
+
+def run(results, outdir=None, goal_regions=None, warmup=2.0, out=sys.stdout):
+    """Analyze RESULTS; returns the JSON document (also written)."""
+    outdir = outdir or results
+    runs = []
+    for d in find_runs(results):
+        try:
+            runs.append(analyze_run(d, warmup * NS))
+        except (RunError, OSError, ValueError) as e:
+            warn('skipping %s: %s' % (d, e))
+    if not runs:
+        warn('no usable run in %s' % results)
+    configs, groups = aggregate(runs)
+    lines = table(configs)
+    goal_lines, goal_data = ([], [])
+    if goal_regions is not None:
+        goal_lines, goal_data = goals(configs, goal_regions)
+    text = '\n'.join(lines) + '\n'
+    if goal_lines:
+        text += '\n' + '\n'.join(goal_lines) + '\n'
+    out.write(text)
+    os.makedirs(outdir, exist_ok=True)
+    with open(os.path.join(outdir, 'accuracy.md'), 'w') as f:
+        f.write(text)
+    doc = {'configs': configs, 'runs': runs, 'goals': goal_data,
+           'warmup_s': warmup}
+    with open(os.path.join(outdir, 'accuracy.json'), 'w') as f:
+        json.dump(jsonable(doc), f, indent=1)
+        f.write('\n')
+    doc['plots'] = plots(configs, groups, outdir)
+    return doc
+
+
+# ---------------------------------------------------------------- self-test
+
+def selftest():
+    """Synthetic runs with known answers; prints 'N passed, N failed'."""
+    passed = failed = 0
+
+    def check(name, got, want, tol=1e-9):
+        nonlocal passed, failed
+        ok = (math.isnan(want) and math.isnan(got)) if (
+            isinstance(want, float) and math.isnan(want)) else (
+            abs(got - want) <= tol if isinstance(want, (int, float))
+            and not isinstance(want, bool) else got == want)
+        if ok:
+            passed += 1
+        else:
+            failed += 1
+            print('selftest: FAIL %s: got %r, want %r' % (name, got, want))
+
+    mib, page = 1 << 20, 4096
+    base = 0x7f0000000000
+    # evalwl's hotcold layout: warm | cold | hot, 4, 16, 4 MiB
+    warm, cold, hot = base, base + 4 * mib, base + 20 * mib
+    end_all = hot + 4 * mib
+    whot, wwarm = 0.8, 0.19
+    wcold = 1 - whot - wwarm
+    phases = {0: [('hot', hot, end_all, whot), ('warm', warm, cold, wwarm),
+                  ('cold', cold, hot, wcold)],
+              1: [('hot', cold, cold + 4 * mib, whot),
+                  ('warm', warm, cold, wwarm),
+                  ('cold', cold + 4 * mib, end_all, wcold)]}
+    truths = hotcold_truths(phases)
+
+    # unit checks of the per-snapshot metrics
+    t0 = truths[0]
+    check('hot bytes', t0.hot_bytes, 4 * mib)
+    check('all zero', snapshot_metrics(t0, [(warm, end_all, 0, 5)])[0], 0.0)
+    check('one region', snapshot_metrics(t0, [(warm, end_all, 3, 5)])[0],
+          4 / 24)
+    # 2 MiB of hot ranked first, then a 12 MiB region holding the other
+    # 2 MiB of hot: 2 + 2 MiB x 2/12 hot bytes out of 4 MiB
+    check('partial last region', snapshot_metrics(t0, [
+        (hot - 10 * mib, hot + 2 * mib, 5, 0),
+        (hot + 2 * mib, end_all, 10, 0)])[0], (2 + 2 * 2 / 12) / 4)
+    # outside the buffers (a "stack" region): no weight, never taken
+    p, c = snapshot_metrics(t0, [(end_all + mib, end_all + 2 * mib, 99, 9),
+                                 (hot, end_all, 10, 0)])
+    check('clipped precision', p, 1.0)
+    check('clipped coverage', c, whot, 1e-12)
+
+    tmp = tempfile.mkdtemp(prefix='accuracy-selftest-')
+    start = 100 * 10**9
+    swap = start + 10_200_000_000
+    end = start + 20 * 10**9
+    step = 500_000_000
+
+    def write(d, name, text):
+        os.makedirs(d, exist_ok=True)
+        with open(os.path.join(d, name), 'w') as f:
+            f.write(text)
+
+    def meta(d, workload, source, period, k, kd, smp, samples):
+        write(d, 'meta', ''.join('%s %s\n' % kv for kv in (
+            ('workload', workload), ('source', source), ('period', period),
+            ('run', k), ('kdamond_ns', kd), ('sampling_ns', smp),
+            ('window_ns', 20 * 10**9), ('samples', samples),
+            ('nr_regions_max', 100))))
+
+    def hotcold_run(d, good, k, kd, smp):
+        layout = ['pid 1', 'page_size 4096', 'mode hotcold',
+                  'start_ns %d' % start]
+        for p in (0, 1):
+            layout += ['phase %d %s %d %d %.17g' % ((p,) + r)
+                       for r in phases[p]]
+        write(d, 'layout', '\n'.join(layout) + '\n')
+        write(d, 'events', 'start %d\nswap %d\nend %d\n' % (start, swap, end))
+        snaps = []
+        for t in range(start + step, end, step):
+            # "good" follows the swap 1.3 s late (first new snapshot: the
+            # one at swap + 1.3 s); "reversed" ranks the cold set hottest
+            new = t >= swap + 1_300_000_000
+            if good:
+                regs = [(warm, cold, 3), (cold, cold + 4 * mib, 20 if new
+                                          else 0),
+                        (cold + 4 * mib, hot, 0), (hot, end_all, 0 if new
+                                                   else 20)]
+            elif t >= swap:
+                regs = [(warm, cold, 0), (cold, cold + 4 * mib, 0),
+                        (cold + 4 * mib, end_all, 20)]
+            else:
+                regs = [(warm, cold, 0), (cold, hot, 20), (hot, end_all, 0)]
+            regs.append((end_all + mib, end_all + 2 * mib, 20))  # stack
+            snaps += ['%d %d %d %d 7' % ((t,) + r) for r in regs]
+        write(d, 'snapshots', '\n'.join(snaps) + '\n')
+        meta(d, 'hotcold', 'insn' if good else 'abit', 1000 if good else 0,
+             k, kd, smp, 40000 if good else 0)
+
+    for k in (1, 2):
+        hotcold_run(os.path.join(tmp, 'insn-%d' % k), True, k,
+                    (4 + 2 * k) * 10**8, 10**8)
+        hotcold_run(os.path.join(tmp, 'abit-%d' % k), False, k,
+                    10**10, 0)
+
+    # zipf: 8 pages, the heaviest two (pages 0 and 2) hold 80%
+    zw = [0.5, 0.05, 0.3, 0.05, 0.04, 0.03, 0.02, 0.01]
+    d = os.path.join(tmp, 'zipf-1')
+    write(d, 'layout', 'pid 1\npage_size 4096\nmode zipf\nstart_ns %d\n'
+          'zipf buf %d %d\n' % (start, base, base + 8 * page))
+    write(d, 'events', 'start %d\nend %d\n' % (start, end))
+    a = array.array('d', zw)
+    if sys.byteorder == 'big':
+        a.byteswap()
+    with open(os.path.join(d, 'zipf_weights'), 'wb') as f:
+        a.tofile(f)
+    regs = [(0, 1, 10), (1, 2, 0), (2, 3, 9), (3, 8, 0)]
+    write(d, 'snapshots', ''.join(
+        '%d %d %d %d 3\n' % (t, base + s * page, base + e * page, nr)
+        for t in range(start + step, end, step) for s, e, nr in regs))
+    meta(d, 'zipf', 'insn', 1000, 1, 5 * 10**8, 10**8, 40000)
+
+    # a run without its snapshots: skipped with a warning
+    meta(os.path.join(tmp, 'broken'), 'hotcold', 'insn', 1000, 3, 1, 1, 1)
+
+    with open(os.devnull, 'w') as null:
+        doc = run(tmp, goal_regions=100, out=null)
+    check('runs found', len(doc['runs']), 5)
+    by = {(r['workload'], r['source'], r['run']): r for r in doc['runs']}
+    good, rev = by[('hotcold', 'insn', '1')], by[('hotcold', 'abit', '1')]
+    check('good precision', good['precision'], 1.0)
+    check('good coverage', good['coverage'], whot + wwarm)
+    check('good recovery', good['recovery_s'], 1.3, 1e-9)
+    check('good pre-swap precision', good['precision_pre_swap'], 1.0)
+    # in the old pattern after the swap: the hot region is now cold
+    lag = [s for s in good['series'] if 10.2 <= s[0] < 11.5]
+    check('lagging snapshots', [s[2] for s in lag], [0.0, 0.0])
+    check('lagging coverage', lag[0][3], wwarm + wcold * 4 / 16, 1e-12)
+    check('reversed precision', rev['precision'], 0.0)
+    check('reversed coverage', rev['coverage'], wcold, 1e-12)
+    check('reversed recovery', rev['recovery_s'], NAN)
+    z = by[('zipf', 'insn', '1')]
+    check('zipf precision', z['precision'], 1.0)
+    check('zipf coverage', z['coverage'], 0.8, 1e-12)
+    check('kdamond ips', good['kdamond_ips'], 6e8 / 20)
+    check('sampling cpu', good['sampling_cpu'], 1e8 / 20e9)
+    cfg = {config_key_of(c): c for c in doc['configs']}
+    ins = cfg[('hotcold', 'insn', 1000, 100)]['stats']
+    check('config kdamond median', ins['kdamond_ips']['median'], 3.5e7)
+    check('config kdamond min', ins['kdamond_ips']['min'], 3e7)
+    check('config kdamond max', ins['kdamond_ips']['max'], 4e7)
+    check('samples/s', ins['samples_per_s']['median'], 2000.0)
+    g = [x for x in doc['goals'] if x['workload'] == 'hotcold']
+    check('goal met', g[0]['met'] if g else None, True)
+    for name in ('accuracy.md', 'accuracy.json'):
+        check(name + ' written', os.path.isfile(os.path.join(tmp, name)),
+              True)
+    with open(os.path.join(tmp, 'accuracy.md')) as f:
+        md = f.read()
+    check('table row', '| hotcold | insn | 1000 | 100 | 2000 [2000–2000] | '
+          '1.000 [1.000–1.000] |' in md, True)
+    check('goal line', 'goal hotcold max regions 100:' in md
+          and md.rstrip().endswith('met'), True)
+    if importlib.util.find_spec('matplotlib'):
+        for name in ('accuracy.png', 'precision-time.png'):
+            check(name + ' written',
+                  os.path.isfile(os.path.join(tmp, name))
+                  and os.path.getsize(os.path.join(tmp, name)) > 0, True)
+    else:
+        print('selftest: no matplotlib, plots not checked')
+
+    if failed:
+        print('selftest: results kept in ' + tmp)
+    else:
+        for root, dirs, files in os.walk(tmp, topdown=False):
+            for f in files:
+                os.unlink(os.path.join(root, f))
+            for d in dirs:
+                os.rmdir(os.path.join(root, d))
+        os.rmdir(tmp)
+    print('selftest: %d passed, %d failed' % (passed, failed))
+    return 1 if failed else 0
+
+
+def main():
+    ap = argparse.ArgumentParser(
+        description='Score DAMON snapshots against evalwl ground truth.')
+    ap.add_argument('results', nargs='?', help='the results directory')
+    ap.add_argument('--out', help='output directory (default: RESULTS)')
+    ap.add_argument('--goal-regions', type=int, metavar='N',
+                    help='print the goal lines for nr_regions_max >= N')
+    ap.add_argument('--warmup', type=float, default=2.0, metavar='S',
+                    help='seconds after the start left out (default 2)')
+    ap.add_argument('--selftest', action='store_true',
+                    help='run the self-test and exit')
+    args = ap.parse_args()
+    if args.selftest:
+        return selftest()
+    if not args.results:
+        ap.error('RESULTS is needed')
+    if not os.path.isdir(args.results):
+        ap.error('%s is not a directory' % args.results)
+    run(args.results, args.out, args.goal_regions, args.warmup)
+    return 0
+
+
+if __name__ == '__main__':
+    sys.exit(main())
