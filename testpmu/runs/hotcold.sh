@@ -31,20 +31,64 @@ paddr_target()
 		"$tmpdir/target") ($2)"
 }
 
+# other_maps: prints "start end" (decimal) of what the workload maps besides
+# its two buffers: its mappings in /proc/$wl_pid/maps less the hot and the
+# cold buffer (the two can share one VMA, and share it with nothing else)
+other_maps()
+{
+	local r s e
+
+	while read -r r _
+	do
+		s=$((16#${r%-*}))
+		e=$((16#${r#*-}))
+		# not [vsyscall], above what a signed 64-bit number holds
+		[ "$s" -ge 0 ] && [ "$e" -gt 0 ] && echo "$s $e"
+	done < "/proc/$wl_pid/maps" |
+		awk -v hs="$wl_hot_start" -v he="$wl_hot_end" \
+			-v cs="$wl_cold_start" -v ce="$wl_cold_end" '
+		function max(a, b) { return a > b ? a : b }
+		function min(a, b) { return a < b ? a : b }
+		function put(s, e) { if (s < e) printf "%.0f %.0f\n", s, e }
+		BEGIN {
+			# the two holes, lower first
+			a1 = min(hs, cs); b1 = (hs < cs ? he : ce)
+			a2 = max(hs, cs); b2 = (hs < cs ? ce : he)
+		}
+		{
+			put($1, min($2, a1))
+			put(max($1, b1), min($2, a2))
+			put(max($1, b2), $2)
+		}'
+}
+
 # Judges $tmpdir/regions of a vaddr target: prints "hot_regions cold_seen
 # cold_accessed" (regions of the hot buffer but not of the cold one that have
 # accesses; regions that show the cold buffer monitored: of the cold buffer
-# only, or of both with no access; of the cold buffer only with accesses)
+# only, or of it and more with no access; of the cold buffer only with
+# accesses).  A region that also covers another mapping of the workload
+# (libc's data, ld.so, the stack: the insn mode samples them all) is the
+# hot or the cold buffer's only when it has no access; an access in it may
+# be of the other mapping.  Gaps between mappings don't count: nothing in
+# them can be accessed.
 judge_vaddr()
 {
+	other_maps > "$tmpdir/other_maps" || return
 	awk -v hs="$wl_hot_start" -v he="$wl_hot_end" \
 		-v cs="$wl_cold_start" -v ce="$wl_cold_end" '
+		FILENAME == ARGV[1] {
+			os[++no] = $1; oe[no] = $2
+			next
+		}
 		{
 			hot = $1 < he && $2 > hs
 			cold = $1 < ce && $2 > cs
-			if (hot && !cold && $3 > 0)
+			other = 0
+			for (i = 1; i <= no && !other; i++)
+				other = $1 < oe[i] && $2 > os[i]
+			if (hot && !cold && !other && $3 > 0)
 				nhot++
-			if (cold && !hot) {
+			if (cold && !hot && !other) {
 				seen++
 				if ($3 > 0)
 					acc++
@@ -52,7 +96,8 @@ judge_vaddr()
 				seen++
 			}
 		}
-		END { print nhot + 0, seen + 0, acc + 0 }' "$tmpdir/regions"
+		END { print nhot + 0, seen + 0, acc + 0 }' \
+		"$tmpdir/other_maps" "$tmpdir/regions"
 }
 
 # Judges $tmpdir/regions of a paddr target against the frames in
