@@ -244,6 +244,10 @@ guest_selftests() {
 	stage damo-patched bash "$TOP/scripts/damo-patch.sh" run on
 	stage damo-uses bash "$TOP/scripts/damo-patch.sh" uses on
 	stage stress-fast bash "$TOP/scripts/stress.sh" on fast
+	# the DAMON maintainer's damon-tests corr, with damon-tests/series
+	for v in $(variants); do
+		stage "damon-tests-$v" bash "$TOP/scripts/damon-tests.sh" "$v"
+	done
 }
 
 lane_bg compile compile_checks
