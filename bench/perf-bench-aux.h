@@ -101,13 +101,14 @@ static unsigned int damon_bench_aux_decode(struct damon_ctx *ctx,
 	struct damon_perf_aux_cache cache = {};
 	unsigned int nr = 0;
 	size_t off = 0, n, used;
+	bool resync = false;
 
 	while (off < len) {
 		n = min_t(size_t, len - off, DAMON_BENCH_AUX_READ_SZ);
 		memcpy(rbuf, aux + off, n);
-		used = damon_perf_aux_decode(ctx, event, rbuf, n,
+		used = damon_perf_aux_decode(ctx, event, rbuf, n, off,
 					     n == DAMON_BENCH_AUX_READ_SZ,
-					     UINT_MAX, &nr, &cache);
+					     UINT_MAX, &nr, &cache, &resync);
 		if (!used)
 			break;
 		off += used;
@@ -124,7 +125,7 @@ static unsigned long damon_bench_aux_parse(const u8 *aux, size_t len)
 	int ret;
 
 	while (off < len) {
-		ret = damon_spe_decode_record(aux + off, len - off, &rec);
+		ret = damon_spe_decode_record(aux + off, len - off, off, &rec);
 		if (ret <= 0)
 			break;
 		off += ret;
