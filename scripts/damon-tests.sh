@@ -1,7 +1,8 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # damon-tests.sh [VARIANT]: the regression tests of damon-tests corr, the
-# DAMON maintainer's suite (../shared/peers/damon-tests, commit e2d28b5),
+# DAMON maintainer's suite (damon-tests/snapshot: ../shared/peers/damon-tests,
+# commit e2d28b5, unmodified),
 # on VARIANT's kernel (default: on), unpatched and with this repository's
 # damon-tests patches (damon-tests/series, applied with git am, no fuzz).
 #
@@ -23,9 +24,16 @@
 . "$(dirname "$0")/lib.sh"
 
 variant=${1:-on}
-snapshot=${DAMON_TESTS_SNAPSHOT:-$TOP/../shared/peers/damon-tests}
+# The snapshot: damon-tests/snapshot, an unmodified copy of the peer suite,
+# so that a clone has it; where the peer's directory is beside the
+# checkout, the copy must still be identical to it.
+snapshot=${DAMON_TESTS_SNAPSHOT:-$TOP/damon-tests/snapshot}
+peer=$TOP/../shared/peers/damon-tests
 series_dir=$TOP/damon-tests
 [ -d "$snapshot/corr/tests" ] || die "damon-tests: no snapshot at $snapshot (corr/tests)"
+if [ -d "$peer/corr" ] && ! diff -r "$peer" "$snapshot" >/dev/null; then
+	die "damon-tests: $snapshot differs from $peer: $(diff -rq "$peer" "$snapshot" | head -n 3 | paste -sd';' -)"
+fi
 [ -f "$series_dir/series" ] || die "damon-tests: $series_dir/series missing"
 
 work=$BUILD/damon-tests-work
