@@ -5,7 +5,7 @@ CMD ?= uname -a
 S := scripts
 
 .PHONY: help demo check deps base expand export config build damon kunit \
-	selftest static cross docs docs-examples consumers damo damon-tests bench eval testpmu stress per-patch checkpatch vm \
+	selftest static cross docs docs-examples consumers damo damon-tests fuzz bench eval testpmu stress per-patch checkpatch vm \
 	clean distclean
 
 help:
@@ -26,6 +26,7 @@ static:          ; @bash $(S)/static-check.sh $(VARIANT)
 consumers: build ; @bash $(S)/consumers.sh $(VARIANT)
 damo: build      ; @bash $(S)/damo.sh $(VARIANT)
 damon-tests: build ; @bash $(S)/damon-tests.sh $(VARIANT)
+fuzz:            ; @bash $(S)/spe-fuzz.sh $(SECS)
 bench:           ; @bash bench/bench.sh
 eval:            ; @bash bench/eval/eval.sh
 testpmu:         ; @bash $(S)/testpmu.sh

@@ -164,6 +164,10 @@ light_checks() {
 	# assembled instructions, on the host (the kernel's decoder, built for
 	# user space)
 	det insn-test bash "$TOP/scripts/insn-test.sh"
+	# the SPE decoder and the AUX drain under libFuzzer, ASan and UBSan,
+	# for 60 s from the committed seeds (a run, not cached: each finds
+	# other inputs)
+	stage spe-fuzz bash "$TOP/scripts/spe-fuzz.sh" 60
 }
 
 compile_checks() {

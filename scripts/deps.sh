@@ -11,6 +11,8 @@ PKGS=(
 	rsync python3 xz-utils git ccache perl
 	# checkpatch.pl runs scripts/spdxcheck.py, which needs ply
 	python3-ply
+	# the fuzz target of the SPE decoder (scripts/spe-fuzz.sh): libFuzzer
+	clang libclang-rt-14-dev
 	# VM and guest tools (the guest runs the host root over 9p)
 	qemu-system-x86 busybox-static procps stress-ng
 	# cross builds of mm/damon (scripts/cross-check.sh; i386 uses the host gcc)
