@@ -152,6 +152,12 @@
 #              commits PARTIAL and COLLISION, none TRUNCATED), seen
 #              (Δaux_partial >= 1, Δaux_collide >= 1, Δaux_trunc 0), flags,
 #              laws
+#   aux-padread-vaddr  'pad_read' written to damon_test_aux/inject 5 times
+#              while it runs: the PMU pads its buffer so that the drain's
+#              next read is padding and the first 3 bytes of a record.
+#              Checks: records, pmu-laws, lost (every record counted
+#              once), kinds (no malformed data, no byte skipped), source,
+#              padded (the PMU padded so at least once), flags, laws
 #   aux-hotplug-OPS  vaddr and paddr; the workload's CPU (cpu 1 with 2 CPUs) offline and
 #              online 3 times while the event runs, the workload pinned to
 #              it again after each online.  Checks: state, records,
@@ -251,6 +257,7 @@
 #                   late-off late-control aux-vaddr aux-paddr
 #                   aux-shapes-vaddr aux-shapes-paddr aux-full-vaddr
 #                   aux-full-paddr aux-inject-vaddr aux-inject-paddr
+#                   aux-padread-vaddr
 #                   aux-hotplug-vaddr aux-hotplug-paddr aux-fair-vaddr
 #                   aux-fair4-vaddr aux-reenable-vaddr nointr aux-format
 #                   aux-nocontext aux-revoke fair-vaddr fair4-vaddr
@@ -286,6 +293,7 @@ all_runs+=" pebs_large-paddr page_faults-vaddr page_faults-paddr negative"
 all_runs+=" late-commit late-off late-control"
 all_runs+=" aux-vaddr aux-paddr aux-shapes-vaddr aux-shapes-paddr"
 all_runs+=" aux-full-vaddr aux-full-paddr aux-inject-vaddr aux-inject-paddr"
+all_runs+=" aux-padread-vaddr"
 all_runs+=" aux-hotplug-vaddr aux-hotplug-paddr aux-fair-vaddr aux-fair4-vaddr"
 all_runs+=" aux-reenable-vaddr aux-format aux-nocontext aux-revoke"
 all_runs+=" fair-vaddr fair4-vaddr cover-vaddr cover-hybrid cover-none"

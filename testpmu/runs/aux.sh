@@ -539,6 +539,39 @@ run_aux_inject()
 	aux_result aux+inject
 }
 
+# run_aux_padread OPS: 'pad_read' written to damon_test_aux/inject 5 times, a
+# second apart, while the event runs: each time the PMU pads its buffer so
+# that the drain's next read holds padding and the first 3 bytes of a
+# record, with the rest of the record and more after it.  Every record is
+# decoded once, none is malformed and no byte is skipped.
+run_aux_padread()
+{
+	local ops=$1 bits i
+
+	hot_regions=- cold_accessed=-
+	bits=$((dta_commit_each | 8 << dta_burst_shift))
+	[ "$ops" = vaddr ] && bits=$((bits | dta_cx))
+	aux_setup "$ops" "$bits"
+	aux_on
+	for ((i = 0; i < 5; i++))
+	do
+		sleep 1
+		try_write "$dta_inject" pad_read ||
+			abort "writing pad_read to $dta_inject: $write_err"
+	done
+	sleep 1
+	aux_off
+	aux_check_records
+	aux_check_exact
+	aux_check_source
+	[ "${ad[pad_read]:-0}" -ge 1 ]
+	verdict padded $? \
+		"the PMU padded ${ad[pad_read]} times up to 3 bytes before the end of the drain's next read (${ad[pad_read_miss]:-0} moved by a limit)" \
+		"the PMU padded ${ad[pad_read]:-0} times up to a read's end (${ad[pad_read_miss]:-0} moved by a limit): nothing was tested"
+	aux_check_flags "" clean
+	aux_result aux+padread
+}
+
 # run_aux_hotplug OPS: CPU hp_cpu (the workload's, 1 with 2 CPUs) offline and
 # online again, 3 times, while the event runs; the workload is pinned back
 # to it after each online.  The records that the CPU's PMU committed before
@@ -877,6 +910,7 @@ run_aux()
 	shapes-vaddr|shapes-paddr) run_aux_shapes "${1#*-}";;
 	full-vaddr|full-paddr) run_aux_full "${1#*-}";;
 	inject-vaddr|inject-paddr) run_aux_inject "${1#*-}";;
+	padread-vaddr|padread-paddr) run_aux_padread "${1#*-}";;
 	hotplug-vaddr|hotplug-paddr) run_aux_hotplug "${1#*-}";;
 	fair-vaddr|fair-paddr) run_aux_fair "${1#*-}";;
 	fair4-vaddr|fair4-paddr) run_aux_fair "${1#*-}" 2;;
