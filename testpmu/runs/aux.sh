@@ -220,6 +220,21 @@ aux_off()
 		done)"
 }
 
+# aux_inject_each WHAT...: each WHAT written to damon_test_aux/inject, a
+# second apart, and a second more for the drain
+aux_inject_each()
+{
+	local how
+
+	for how in "$@"
+	do
+		sleep 1
+		try_write "$dta_inject" "$how" ||
+			abort "writing $how to $dta_inject: $write_err"
+	done
+	sleep 1
+}
+
 #
 # Checks on the deltas of a phase (after aux_off)
 #
@@ -508,18 +523,12 @@ run_aux_full()
 # event
 run_aux_inject()
 {
-	local ops=$1 how
+	local ops=$1
 
 	hot_regions=- cold_accessed=-
 	aux_setup "$ops" $((dta_cx | dta_commit_each | 8 << dta_burst_shift))
 	aux_on
-	for how in partial collision
-	do
-		sleep 1
-		try_write "$dta_inject" "$how" ||
-			abort "writing $how to $dta_inject: $write_err"
-	done
-	sleep 1
+	aux_inject_each partial collision
 	aux_off
 	aux_check_records
 	aux_check_exact
@@ -546,20 +555,14 @@ run_aux_inject()
 # decoded once, none is malformed and no byte is skipped.
 run_aux_padread()
 {
-	local ops=$1 bits i
+	local ops=$1 bits
 
 	hot_regions=- cold_accessed=-
 	bits=$((dta_commit_each | 8 << dta_burst_shift))
 	[ "$ops" = vaddr ] && bits=$((bits | dta_cx))
 	aux_setup "$ops" "$bits"
 	aux_on
-	for ((i = 0; i < 5; i++))
-	do
-		sleep 1
-		try_write "$dta_inject" pad_read ||
-			abort "writing pad_read to $dta_inject: $write_err"
-	done
-	sleep 1
+	aux_inject_each pad_read pad_read pad_read pad_read pad_read
 	aux_off
 	aux_check_records
 	aux_check_exact
