@@ -45,7 +45,7 @@ run_copy()
 		(cd "$work" && timeout 300 "./$t") > "$work/$t.out" 2>&1 || rc=$?
 		case "$rc" in
 		0) echo "ok $name/$t" ;;
-		4) echo "skip $name/$t: $(tail -n 1 "$work/$t.out")" ;;
+		4) echo "skip $name/$t: $(tail -n 1 "$work/$t.out" | grep . || echo '(no reason printed)')" ;;
 		*) echo "not ok $name/$t (rc $rc)" ;;
 		esac
 		results["$name/$t"]=$rc
