@@ -69,6 +69,8 @@ insn_patch=$TOP/testpmu/0004-damon-test-pmu-insn.patch
 # DAMON's next read of an AUX buffer
 pad_patch=$TOP/testpmu/0005-damon-test-aux-pmu-pad-read.patch
 [ -f "$pad_patch" ] || die "testpmu: missing $pad_patch"
+late_patch=$TOP/testpmu/0006-damon-test-aux-pmu-late-free.patch
+[ -f "$late_patch" ] || die "testpmu: missing $late_patch"
 variant=${TESTPMU_VARIANT:-on}
 O=$(objdir "$variant")
 t0=$SECONDS
@@ -84,7 +86,7 @@ tree_state() {
 }
 
 # patches_sum: a hash of the patches that the tree gets
-patches_sum() { cat "$patch" "$aux_patch" "$fmt_patch" "$insn_patch" "$pad_patch" | sha1sum | cut -d' ' -f1; }
+patches_sum() { cat "$patch" "$aux_patch" "$fmt_patch" "$insn_patch" "$pad_patch" "$late_patch" | sha1sum | cut -d' ' -f1; }
 
 # tree_ready REV: the tree is REV with the patches applied and nothing else:
 # the stamp that the last apply left names REV, these patches and the
@@ -114,7 +116,7 @@ build_kernel() {
 	if tree_ready "$rev"; then
 		log "testpmu: $SRC is the series ($(git -C "$SRC" log -1 --format=%h "$rev")) + the test PMU patches already"
 	else
-		log "testpmu: $SRC = series $(git -C "$SRC" log -1 --format='%h %s' "$rev") + $(basename "$patch") + $(basename "$aux_patch") + $(basename "$fmt_patch") + $(basename "$insn_patch") + $(basename "$pad_patch")"
+		log "testpmu: $SRC = series $(git -C "$SRC" log -1 --format='%h %s' "$rev") + $(basename "$patch") + $(basename "$aux_patch") + $(basename "$fmt_patch") + $(basename "$insn_patch") + $(basename "$pad_patch") + $(basename "$late_patch")"
 		git -C "$SRC" checkout -q -f --detach "$rev" || die "testpmu: checkout failed"
 		git -C "$SRC" clean -fdq -- drivers/perf
 		if $new; then
@@ -134,6 +136,8 @@ build_kernel() {
 			die "testpmu: $insn_patch does not apply on the series and 0001-0003"
 		git -C "$SRC" apply "$pad_patch" ||
 			die "testpmu: $pad_patch does not apply on the series and 0001-0004"
+		git -C "$SRC" apply "$late_patch" ||
+			die "testpmu: $late_patch does not apply on the series and 0001-0005"
 		echo "$rev $(patches_sum) $(tree_state)" > "$SRC/.git/testpmu-stamp"
 	fi
 	log "testpmu: build $variant"

@@ -631,14 +631,44 @@ run_aux_hotplug()
 	aux_result aux+hotplug
 }
 
+# aux_window NAME MIN: a window of the fair runs, then the snapshot NAME
+# (aux_snap).  It lasts MIN seconds and, beyond that, until the PMU has
+# written 3 pages per online CPU since the last snapshot (LAST): with the
+# buffers full, that is what the drain freed, and a drain fair to every CPU
+# freed at least a page of each, so that each event ran again.  Measured in
+# what the drain did, not in seconds, the windows do not depend on how fast
+# the guest runs: on 32 vCPUs, with the host's 2 CPUs busy, the drain freed
+# 21 pages in 6 s instead of 68.  At most 120 s more: a drain that stalled
+# ends the window, and the check of each CPU says so.
+aux_window()
+{
+	local name=$1 min=$2 want b0 b t0=$SECONDS page
+	page=$(getconf PAGESIZE)
+	want=$((3 * page * $(online_cpus | wc -l)))
+	b0=$(aux_cpu_stat "$aux_last" total bytes)
+	sleep "$min"
+	while :
+	do
+		aux_snap "$name"
+		b=$(aux_cpu_stat "$name" total bytes)
+		[ $((b - b0)) -ge "$want" ] && break
+		[ $((SECONDS - t0)) -ge $((min + 120)) ] && break
+		sleep 1
+	done
+	aux_win_len+=" $((SECONDS - t0))"
+	aux_last=$name
+}
+
 # run_aux_fair OPS [ORDER]: the AUX test PMU on every online CPU, each with a
 # thread of the workload (its "spread" mode) that it samples, 128 records
 # per expiry, committed at each: more than the drain can take in an interval
 # with 4-entry report rings (ORDER 2, damon_core.report_ring_order while the
-# context starts).  Every CPU's buffer must be read in every window of 3 s
-# (with order 2 on more than 8 CPUs, 3 s per 16 CPUs; the first window
-# after 2 s and 1 s more per 8 CPUs), whatever the other CPUs write: a CPU whose buffer is never read fills it,
-# perf core disables its event, and the PMU writes no record there again.
+# context starts).  Every CPU's buffer must be read in every window
+# (aux_window: 3 s or more, with order 2 on more than 8 CPUs 3 s per 16
+# CPUs, and 3 pages written per CPU; the first window after 2 s and 1 s more
+# per 8 CPUs), whatever the other CPUs write: a CPU whose buffer is never
+# read fills it, perf core disables its event, and the PMU writes no record
+# there again.
 # With order 2 a CPU's share is a few records per interval, and the PMU
 # writes again only once a page of its buffer is free: DAMON enables the
 # event when its drains freed a page (it wrote 1 to 6 records per 12 s
@@ -692,14 +722,15 @@ run_aux_fair()
 		wr "$ring_order_param" "$orig"
 		rm -f "$tmpdir/ring_order.orig"
 	fi
-	say "phase: ${order:+report_ring_order $order, }the PMU on cpus $(echo $cpus), windows of $win s after $settle s"
-	sleep "$settle"
-	aux_snap win0
+	say "phase: ${order:+report_ring_order $order, }the PMU on cpus $(echo $cpus), windows of $win s or more after $settle s or more"
+	aux_snap on
+	aux_last=on aux_win_len=""
+	aux_window win0 "$settle"
 	for ((i = 1; i <= 3; i++))
 	do
-		sleep "$win"
-		aux_snap "win$i"
+		aux_window "win$i" "$win"
 	done
+	say "the settling and the windows took (s):$aux_win_len"
 	aux_off
 	spread_stop
 	# With the workload's threads busy all the time, every expiry of the
@@ -733,7 +764,7 @@ run_aux_fair()
 			[ "${rec[4]}" -gt "${rec[1]}" ] || bad+=" cpu $cpu (no record in any window);"
 			runs=", records and skipped ones:$runs"
 		fi
-		say "cpu $cpu: records in each $win s window:$grow$runs (full ${rec[5]})"
+		say "cpu $cpu: records in each window:$grow$runs (full ${rec[5]})"
 	done < <(paste -d ' ' \
 		<(per_cpu_series aux records "$(echo $cpus)" win0 win1 win2 win3) \
 		<(per_cpu_series aux full "$(echo $cpus)" win3 | cut -d ' ' -f 2) \
@@ -865,12 +896,15 @@ run_aux_nocontext()
 # PMU driver module or unbinding the Arm SPE driver does:
 # perf_pmu_unregister() revokes the events, which DAMON still holds, and
 # clears their PMU pointer.  The kdamond must keep running through its
-# drains of the revoked events and stop cleanly; the PMU is registered
-# again (a new type) for the runs after.  After the kmsg check.  Runs in a
-# subshell.
+# drains of the revoked events and stop cleanly.  perf core must have
+# freed the PMU's data of the kernel-owned buffers (free_aux()) inside the
+# unregister, as a PMU module may be unloaded right after: the PMU counts
+# a later free_aux() (late_free, which the "off" would make when DAMON
+# detaches and releases the events).  The PMU is registered again (a new
+# type) for the runs after.  After the kmsg check.  Runs in a subshell.
 run_aux_revoke()
 {
-	local st
+	local st late
 
 	chk=setup
 	read -r aux_type < "$aux_pmu_dir/type" || abort "no $aux_pmu_dir/type"
@@ -895,6 +929,12 @@ run_aux_revoke()
 	rd st "$kdamonds_dir/0/state"
 	[ "$st" = off ]
 	verdict off $? "'off' released the revoked events" "the kdamond is '$st' after 'off'"
+	aux_snap revoked
+	late=$(aux_cpu_stat revoked total late_free)
+	[ "$late" = 0 ]
+	verdict late_free $? \
+		"no free_aux() of the PMU after its unregister returned: perf core freed its data of the revoked events' buffers then" \
+		"$late free_aux() calls after the PMU's unregister returned: into a module PMU's code that may be gone"
 	chk=register
 	try_write "$dta_inject" register ||
 		abort "writing register to $dta_inject: $write_err"
