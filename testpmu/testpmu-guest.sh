@@ -174,8 +174,12 @@
 #              read every buffer and enabled every event again; beyond 4
 #              CPUs, whose workload threads are mostly asleep, every CPU's
 #              event ran in each window and wrote records over the three,
-#              and aux-fair4 beyond 8 CPUs has windows of 3 s per 16 CPUs),
-#              lost, kinds, source, flags, laws
+#              and aux-fair4 beyond 8 CPUs has windows of 3 s per 16 CPUs;
+#              each window lasts, beyond its seconds, until the PMU wrote 3
+#              pages per CPU, what a fair drain frees of each, at most
+#              120 s more: measured in the drain's progress, not in guest
+#              seconds, which host load stretches), lost, kinds, source,
+#              flags, laws
 #   aux-reenable-OPS  vaddr and paddr; report_ring_order 2, the kdamond
 #              pinned off the workload's CPU, "slow_full" written to
 #              damon_test_aux/inject: the PMU holds the workload's CPU for
@@ -194,8 +198,11 @@
 #              it (perf_pmu_unregister() revokes its events and clears their
 #              PMU pointer, as unloading a PMU driver does).  Checks:
 #              unregister, running (the kdamond still runs 2 s later),
-#              off, register (the PMU is back for the runs after).  After
-#              the kmsg check
+#              off, late_free (no free_aux() of the PMU after its
+#              unregister returned: perf core freed the PMU's data of the
+#              kernel-owned buffers then, as a PMU module may go right
+#              after), register (the PMU is back for the runs after).
+#              After the kmsg check
 #   cover-vaddr  the test PMU covers the even CPUs only (damon_test_pmu/cpus;
 #              its event_init refuses the others with -ENOENT, as the PMUs
 #              of one core type of a hybrid CPU or of one Arm cluster do),
