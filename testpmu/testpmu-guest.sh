@@ -176,7 +176,8 @@
 #              event ran in each window and wrote records over the three,
 #              and aux-fair4 beyond 8 CPUs has windows of 3 s per 16 CPUs;
 #              each window lasts, beyond its seconds, until the PMU wrote 3
-#              pages per CPU, what a fair drain frees of each, at most
+#              pages of records (not padding) per CPU, what a fair drain
+#              frees of each, at most
 #              120 s more: measured in the drain's progress, not in guest
 #              seconds, which host load stretches), lost, kinds, source,
 #              flags, laws
