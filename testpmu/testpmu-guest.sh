@@ -138,12 +138,12 @@
 #              (DAMON counts no more flagged transactions than the PMU
 #              made), laws
 #   aux-full-OPS  vaddr and paddr, burst 128 and a sampling interval of 2 s: the 64 KiB
-#              buffer fills up between two drains, and perf core disables
-#              the event.  Checks: records, pmu-laws, full (PMU Δfull > 0
+#              buffer fills up between two drains, and the PMU stops.
+#              Checks: records, pmu-laws, full (PMU Δfull > 0
 #              and DAMON Δaux_trunc > 0), resumed (in each of three 3 s
 #              windows after the first full buffer, which each hold a drain,
-#              the PMU wrote records, and callbacks grew: the kdamond
-#              enabled the event again at every drain), lost (a full buffer
+#              the PMU wrote records, and callbacks grew: perf core
+#              started the PMU again once the drain made room), lost (a full buffer
 #              loses no record it holds), kinds, source, flags (DAMON
 #              counts no more flagged transactions than the PMU made), laws
 #   aux-inject-OPS  vaddr and paddr; 'partial', then 'collision' written to
@@ -171,7 +171,7 @@
 #              report_ring_order 2 (a drain budget of 32 records per
 #              sampling interval).  Checks: records, pmu-laws, fair (every
 #              CPU's PMU wrote records in each of three 3 s windows: DAMON
-#              read every buffer and enabled every event again; beyond 4
+#              read every buffer and perf core started every PMU again; beyond 4
 #              CPUs, whose workload threads are mostly asleep, every CPU's
 #              event ran in each window and wrote records over the three,
 #              and aux-fair4 beyond 8 CPUs has windows of 3 s per 16 CPUs;
@@ -185,9 +185,10 @@
 #              pinned off the workload's CPU, "slow_full" written to
 #              damon_test_aux/inject: the PMU holds the workload's CPU for
 #              50 ms at its next full buffer, after perf core flagged it
-#              TRUNCATED and before the event is disabled.  Checks: records,
+#              TRUNCATED, so that the kdamond reads the flag and makes room
+#              while the PMU is still stopping.  Checks: records,
 #              pmu-laws, held (the PMU did hold a full buffer), reenabled
-#              (records on that CPU in the 3 s after: the event was enabled
+#              (records on that CPU in the 3 s after: the PMU was started
 #              again), lost, kinds, source, flags, laws
 #   aux-nocontext  an event of damon_test_aux without the cx bit (records
 #              without a Context packet, as Arm SPE's without

@@ -457,9 +457,9 @@ run_aux_shapes()
 }
 
 # run_aux_full OPS: a burst of 128 records per expiry fills the 64 KiB buffer
-# within a 2 s sampling interval: the PMU cannot begin a transaction (full),
-# perf core disables the event, the kdamond sees TRUNCATED at its next drain
-# and enables the event again.  Every 3 s window after the first full buffer
+# within a 2 s sampling interval: the PMU cannot begin a transaction (full)
+# and stops, the kdamond sees TRUNCATED at its next drain, and perf core
+# starts the PMU again once the drain made room.  Every 3 s window after the first full buffer
 # holds a drain at least 0.9 s before its end, after which the PMU fills the
 # buffer again (in about 0.1 s): records must grow in each window.
 run_aux_full()
@@ -512,7 +512,7 @@ run_aux_full()
 		[ "$c2" -gt 0 ]
 	verdict resumed $? \
 		"after the first full buffer (full $f1), in each 3 s window:$grow; DAMON counted $c2 callbacks meanwhile" \
-		"after the first full buffer (full $f1), in each 3 s window:$grow; Δcallback $c2: no record written in$bad, the event was not enabled again"
+		"after the first full buffer (full $f1), in each 3 s window:$grow; Δcallback $c2: no record written in$bad, the PMU was not started again"
 	aux_check_exact
 	aux_check_source
 	aux_check_flags "" any
@@ -786,20 +786,20 @@ run_aux_fair()
 	[ -z "$bad" ]
 	verdict fair $? \
 		"the PMU ran and wrote on every cpu in every window: DAMON read each buffer" \
-		"not in:$bad the buffer was not read, or its event not enabled again"
+		"not in:$bad the buffer was not read, or its PMU not started again"
 	aux_check_exact
 	aux_check_source
 	aux_check_flags "" any
 	aux_result "aux+fair${order:+-order$order}"
 }
 
-# run_aux_reenable OPS: the window between perf core's TRUNCATED flag and its
-# disable of the event.  The workload's CPU fills its buffer (4-entry report
-# rings: a drain budget of 32 records an interval), and "slow_full" written
-# to damon_test_aux/inject holds that CPU in the PMU's interrupt for 50 ms
-# at its next full buffer, after the flag and before the irq_work that
-# disables the event: the kdamond, pinned to another CPU, reads the flag
-# while the event is still active.  The event must be enabled again.
+# run_aux_reenable OPS: the window between perf core's TRUNCATED flag and the
+# end of the PMU's interrupt.  The workload's CPU fills its buffer (4-entry
+# report rings: a drain budget of 32 records an interval), and "slow_full"
+# written to damon_test_aux/inject holds that CPU in the PMU's interrupt for
+# 50 ms at its next full buffer, after the flag: the kdamond, pinned to
+# another CPU, reads the flag and makes room while the PMU is still
+# stopping.  The PMU must run again.
 run_aux_reenable()
 {
 	local ops=$1 kd_cpu kd_pid orig s0 s1 r0 r1
@@ -844,7 +844,7 @@ run_aux_reenable()
 	[ "$r1" -gt "$r0" ]
 	verdict reenabled $? \
 		"after the held full buffer, the PMU wrote $((r1 - r0)) records on cpu $wl_cpu in 3 s" \
-		"no record on cpu $wl_cpu in the 3 s after the held full buffer ($r0 -> $r1): the event stayed disabled"
+		"no record on cpu $wl_cpu in the 3 s after the held full buffer ($r0 -> $r1): the PMU stayed stopped"
 	aux_check_exact
 	aux_check_source
 	aux_check_flags "" any

@@ -134,12 +134,6 @@ static void damon_perf_aux_report(struct damon_ctx *ctx,
 		F.records++;
 }
 
-static void damon_perf_aux_reenable(struct damon_perf_event *ev,
-				    struct perf_event *event, int cpu,
-				    bool full, bool drained, size_t freed)
-{
-}
-
 /* The decoder as the drain calls it: the sizes it returns are decoded */
 static int fuzz_decode_record(const u8 *buf, size_t len, unsigned long pos,
 			      struct damon_spe_record *rec)
