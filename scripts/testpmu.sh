@@ -169,6 +169,12 @@ cp "$st/damon_perf_obs_test.sh" "$stage/selftests/" ||
 	die "testpmu: no damon_perf_obs_test.sh in $st"
 gcc -O2 -Wall -o "$stage/selftests/perf_fault_workload" "$st/perf_fault_workload.c" ||
 	die "testpmu: building perf_fault_workload failed"
+# the user-space AUX reader of the run aux-user, on DAMON's decoder
+gcc -O2 -Wall -c -I "$TOP/tests/fuzz/shim" -DSPE_C="\"$SRC/mm/damon/perf/spe.c\"" \
+	-o "$stage/auxread-spe.o" "$TOP/testpmu/auxread-spe.c" &&
+	gcc -O2 -Wall -o "$stage/selftests/auxread" "$TOP/testpmu/auxread.c" \
+		"$stage/auxread-spe.o" ||
+	die "testpmu: building auxread failed"
 
 name=${TESTPMU_NAME:-testpmu}
 out=$BUILD/vm/$name

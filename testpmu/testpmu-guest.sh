@@ -190,6 +190,13 @@
 #              pmu-laws, held (the PMU did hold a full buffer), reenabled
 #              (records on that CPU in the 3 s after: the PMU was started
 #              again), lost, kinds, source, flags, laws
+#   aux-user   a measurement, run only when --only names it (best with
+#              VM_ICOUNT=1 and TESTPMU_CPUS=1: a thread's nanoseconds are
+#              then its instructions): the same event for --secs each
+#              drained by the kdamond, by the kdamond with no records, and
+#              by testpmu/auxread.c, a user-space reader on DAMON's decoder.
+#              Prints the cost per record of each (RESULT-USER).  Checks:
+#              the laws of both kdamond phases, measured (records in each)
 #   aux-nocontext  an event of damon_test_aux without the cx bit (records
 #              without a Context packet, as Arm SPE's without
 #              CONFIG_PID_IN_CONTEXTIDR) in a vaddr context: 'on' fails with
@@ -308,6 +315,8 @@ all_runs+=" aux-reenable-vaddr aux-format aux-nocontext aux-revoke"
 all_runs+=" fair-vaddr fair4-vaddr cover-vaddr cover-hybrid cover-none"
 all_runs+=" insn-vaddr insn-paddr"
 all_runs+=" nointr obs-vaddr obs-paddr obs-aux-vaddr obs-aux-paddr"
+# Measurements, run only when --only names them
+measure_runs="aux-user"
 
 # Workload buffers (MiB): at most ~250 records/s per CPU (HZ=250, no
 # high-resolution timers in the guest) cover a small hot buffer
@@ -630,7 +639,7 @@ main()
 
 	thp_save
 	kmsg_mark testpmu
-	for run in $all_runs
+	for run in $all_runs $measure_runs
 	do
 		# the obs tests and nointr come after the kmsg check
 		[[ "$run" == obs-* || "$run" == nointr || "$run" == aux-format ||
@@ -638,6 +647,7 @@ main()
 			"$run" == cover-none ]] &&
 			continue
 		selected "$run" || continue
+		[[ " $measure_runs " == *" $run "* && -z "$only" ]] && continue
 		cur=$run
 		echo "# --- $run ($((SECONDS - t0)) s)"
 		case "$run" in

@@ -947,6 +947,87 @@ run_aux_revoke()
 		"no $aux_pmu_dir/type after register"
 }
 
+# kdamond_ns PID: the nanoseconds that task PID ran (schedstat), guest
+# instructions under VM_ICOUNT=1
+kdamond_ns()
+{
+	local ns
+
+	read -r ns _ < "/proc/$1/schedstat" || ns=0
+	echo "$ns"
+}
+
+# run_aux_user: a measurement for "why not drain the AUX buffers in user
+# space?", not a gate (only with --only aux-user; VM_ICOUNT=1 makes the
+# nanoseconds instructions).  The same event (vaddr, records every tick in
+# bursts of 16 on the workload's CPU, committed at the watermark as SPE
+# does) for $secs s each: drained by the kdamond; by the kdamond with
+# records of another task, which the PMU skips (the kdamond's cost without
+# records); and by testpmu/auxread.c, a user-space reader that does what
+# the kdamond does as user space must (poll for the watermark's wakeups,
+# PERF_RECORD_AUX for TRUNCATED, an ioctl to enable the event again,
+# DAMON's own decoder, one write() of the addresses per wakeup).  Prints
+# the cost per record of each; checks only that each phase saw records.
+run_aux_user()
+{
+	local auxread=$selftests/auxread kd_pid ns0 ns1 k_ns idle_ns
+	local k_rec u_rec line cfg burst=$((16 << dta_burst_shift))
+	local -A au=()
+
+	chk=setup
+	if [ ! -x "$auxread" ]
+	then
+		skip "no $auxread (scripts/testpmu.sh builds it)"
+		return
+	fi
+	hot_regions=- cold_accessed=-
+	aux_setup vaddr $((dta_cx | burst))
+	aux_on
+	rd kd_pid "$kdamonds_dir/0/pid"
+	sleep 1
+	aux_snap k0
+	ns0=$(kdamond_ns "$kd_pid")
+	sleep "$secs"
+	ns1=$(kdamond_ns "$kd_pid")
+	aux_snap k1
+	aux_off kdamond
+	k_ns=$((ns1 - ns0))
+	k_rec=$(($(aux_cpu_stat k1 total records) - $(aux_cpu_stat k0 total records)))
+
+	# the records of init only: the PMU writes none of the workload's
+	cfg=$(((dta_cx | burst) | 1 << 32))
+	aux_setup vaddr $((dta_cx | burst))
+	write_attrs "$preps/0" config "$cfg" || abort "$write_msg"
+	aux_on
+	rd kd_pid "$kdamonds_dir/0/pid"
+	sleep 1
+	aux_snap i0
+	ns0=$(kdamond_ns "$kd_pid")
+	sleep "$secs"
+	ns1=$(kdamond_ns "$kd_pid")
+	aux_snap i1
+	aux_off idle
+	idle_ns=$((ns1 - ns0))
+
+	chk=user
+	aux_snap u0
+	line=$("$auxread" "$aux_type" "$aux_cfg" "$wl_hot_start" \
+		$((wl_hot_end - wl_hot_start)) "$aux_period" "$secs") ||
+		abort "auxread failed: $line"
+	aux_snap u1
+	say "$line"
+	kv_into au < <(echo "${line#auxread }" | tr ' ' '\n' | tr '=' ' ')
+	u_rec=${au[records]:-0}
+	say "PMU records: kdamond phase $k_rec, idle phase" \
+		"$(($(aux_cpu_stat i1 total records) - $(aux_cpu_stat i0 total records))), user phase" \
+		"$(($(aux_cpu_stat u1 total records) - $(aux_cpu_stat u0 total records)))"
+	[ "$k_rec" -gt 0 ] && [ "$u_rec" -gt 0 ]
+	verdict measured $? \
+		"kdamond: $k_ns ns for $k_rec records, $idle_ns ns with none: $(((k_ns - idle_ns) / k_rec)) ns a record over its idle cost, $((k_ns / k_rec)) in all; user space: ${au[cpu_ns]} ns for $u_rec records, $((${au[cpu_ns]} / u_rec)) ns a record, ${au[wakeups]} wakeups, ${au[polls]} polls, ${au[writes]} writes, ${au[enables]} enables, ${au[copied]} bytes copied" \
+		"no records to measure: kdamond phase $k_rec, user phase $u_rec"
+	echo "RESULT-USER kdamond_ns=$k_ns kdamond_idle_ns=$idle_ns kdamond_records=$k_rec ${line#auxread }"
+}
+
 # run_aux NAME: the run aux-NAME (aux-OPS, or aux-SHAPE-OPS: OPS vaddr or
 # paddr).  Runs in a subshell.
 run_aux()
@@ -962,6 +1043,7 @@ run_aux()
 	fair-vaddr|fair-paddr) run_aux_fair "${1#*-}";;
 	fair4-vaddr|fair4-paddr) run_aux_fair "${1#*-}" 2;;
 	reenable-vaddr|reenable-paddr) run_aux_reenable "${1#*-}";;
+	user) run_aux_user;;
 	*) abort "no run aux-$1";;
 	esac
 }
