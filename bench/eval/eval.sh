@@ -175,7 +175,7 @@ tiering) tiering; report ;;
 report) report ;;
 all)
 	build
-	# the two sets of the README's tables, unless the env gives one
+	# the two sets of docs/eval.md's tables, unless the env gives one
 	if [ -n "${EVAL_REGIONS:-}${EVAL_SOURCES:-}${EVAL_TAG:-}" ]; then
 		accuracy
 	else
