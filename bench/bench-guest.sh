@@ -317,6 +317,9 @@ phase_micro() {
 	for R in $IV_REGIONS; do
 		bench "interval $R $IV_REPORTS" interval
 	done
+	# an interval in which nothing was sampled, at the most regions
+	for R in $IV_REGIONS; do :; done
+	bench "interval $R 0" interval
 	note "AUX drain: $AUX_K Arm SPE records for each of $AUX_REGIONS regions"
 	for R in $AUX_REGIONS; do
 		bench "aux $R $AUX_K" aux

@@ -367,7 +367,7 @@ icount_table() {
 	for v in off on; do
 		res "$v" "interval " | while read -r line; do
 			printf '   %-22s %12s %12s %12s %11s %9s\n' \
-				"obs=$([ "$v" = on ] && echo y || echo n) $(kv regions <<<"$line") regions" \
+				"obs=$([ "$v" = on ] && echo y || echo n) $(kv regions <<<"$line")r $(kv reports <<<"$line")rep" \
 				"$(kv accessbit_ns <<<"$line")" "$(kv prepare_ns <<<"$line")" \
 				"$(kv check_ns <<<"$line")" "$(kv perf_ns <<<"$line")" \
 				"$(f %.3f 'b / a' "$(kv accessbit_ns <<<"$line")" "$(kv perf_ns <<<"$line")")"
@@ -383,7 +383,7 @@ icount_figures() {
 		res "$v" "handler trace=off " | sed -n 's/.* name=\([^ ]*\) .*net_ps_per_op=\([^ ]*\).*/'"$v"' \1 \2/p'
 		res "$v" "drain " | sed -n 's/.* name=\([^ ]*\) regions=\([^ ]*\) .* ps_per_op=\([^ ]*\) .*/'"$v"' \1-\2 \3/p'
 		res "$v" "aux name=" | sed -n 's/.* name=\([^ ]*\) ops=\([^ ]*\) regions=\([^ ]*\) .* ps_per_op=\([^ ]*\).*/'"$v"' \1-\2-\3 \4/p'
-		res "$v" "interval " | sed -n 's/.* regions=\([^ ]*\) .* accessbit_ns=\([^ ]*\) .* perf_ns=\([^ ]*\) .*/'"$v"' accessbit-\1 \2\n'"$v"' perf-\1 \3/p'
+		res "$v" "interval " | sed -n 's/.* regions=\([^ ]*\) reports=\([^ ]*\) .* accessbit_ns=\([^ ]*\) .* perf_ns=\([^ ]*\) .*/'"$v"' accessbit-\1-\2 \3\n'"$v"' perf-\1-\2 \4/p'
 		res "$v" "rings name=drain_idle " | sed -n 's/.* possible_cpus=\([^ ]*\) .* ps_per_op=\([^ ]*\) .*/'"$v"' drain_idle-\1 \2/p'
 	done
 }

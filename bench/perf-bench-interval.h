@@ -12,7 +12,8 @@
  *			    interval without perf events
  *			  perf: damon_report_check_accesses() of K reports
  *			    (default 1024: the sample rate is fixed, not the
- *			    samples per region) at random addresses of the
+ *			    samples per region; 0: an interval in which
+ *			    nothing was sampled) at random addresses of the
  *			    buffer, queued before the timed part, as the
  *			    sampled CPUs queue them
  *			The medians are printed, in ns (instructions under
@@ -38,7 +39,7 @@ static int damon_bench_interval(unsigned long nr_regions,
 	u64 t0, t1, t2, m_accessbit, m_perf;
 	int i, err = 0;
 
-	if (!nr_regions || nr_regions > DAMON_BENCH_IV_PAGES || !nr_reports ||
+	if (!nr_regions || nr_regions > DAMON_BENCH_IV_PAGES ||
 	    nr_reports > DAMON_BENCH_MAX_REPORTS)
 		return -EINVAL;
 	sz = len / nr_regions / PAGE_SIZE * PAGE_SIZE;
