@@ -109,6 +109,11 @@ static void damon_perf_observe_aux_flags(int cpu, u64 flags)
 {
 }
 
+static u64 *damon_perf_observe_aux_flags_ptr(u64 *flags)
+{
+	return flags;
+}
+
 static void damon_perf_observe_aux_running(struct damon_perf_event *ev,
 					   int cpu)
 {
