@@ -50,7 +50,12 @@ for t in "${tests[@]}"; do args+=" -t $t"; done
 bash "$TOP/scripts/vm-run.sh" --name "$name" --cpus "${KSELFTEST_CPUS:-2}" --timeout "${KSELFTEST_VM_TIMEOUT:-3600}" \
 	"$variant" -- "cp -a $inst /tmp/ks && cd /tmp/ks && ./run_kselftest.sh -o ${KSELFTEST_TIMEOUT:-900}$args |
 	while IFS= read -r l; do printf '%s\\n' \"\$l\"; printf '%s %s\\n' \"\$EPOCHREALTIME\" \"\$l\" >>/tmp/out/stamps.log; done" ||
-	die "kselftest $variant: the VM run failed"
+	vmrc=$?
+# A guest that ran clean but whose tests failed (run_kselftest.sh's status)
+# is judged below, with the failed tests named; anything else is the VM's.
+if [ "${vmrc:-0}" -ne 0 ] && [ "$(cat "$out/verdict" 2>/dev/null)" != "guest $vmrc" ]; then
+	die "kselftest $variant: the VM run failed: $(sed 's/^vm: //' "$out/verdict" 2>/dev/null) (console: $out/console.log)"
+fi
 # Guest seconds per test (where the time goes).
 awk '$2 == "#" && $3 == "selftests:" { t = $1; n = $5 }
      ($2 == "ok" || ($2 == "not" && $3 == "ok")) && n != "" {
@@ -69,6 +74,11 @@ awk '/^# selftests: / { n = 0; delete buf }
 	print "---- " $0
 	for (i = (n > 30 ? n - 30 : 0); i < n; i++) print "    " buf[i % 30]
      }' "$out/output.log" | grep -v '^    not ok' >&2
-failed=$(grep -oE '^not ok [0-9]+ selftests: [^ ]+ [^ ]+' "$out/output.log" |
-	sed 's/.* //' | paste -sd' ')
+# The ERROR line names each failed test and the first line that it printed
+# (a CI summary shows the ERROR lines alone).
+failed=$(awk '/^# selftests: / { first = ""; next }
+	/^# / && first == "" && !/^# (overriding timeout|timeout|exit)/ { first = substr($0, 3) }
+	/^not ok [0-9]+ selftests: / { printf "%s%s (%s)", sep, $6, first; sep = "; " }' \
+	"$out/output.log")
+[ -n "$failed" ] || [ "${vmrc:-0}" -eq 0 ] || failed="the guest command exited $vmrc"
 die "kselftest $variant: failed: ${failed:-see log} (output: $out/output.log)"

@@ -3,7 +3,9 @@
 # vm-run.sh [options] VARIANT -- CMD...
 # Boot VARIANT's bzImage in QEMU with the host root shared read-only over 9p,
 # run CMD (a bash command line) in the guest, and return its exit status.
-# Output: $BUILD/vm/NAME/{console.log,output.log,status} (NAME from --name).
+# Output: $BUILD/vm/NAME/{console.log,output.log,status,verdict} (NAME from
+# --name); verdict says whether the exit status is the guest command's
+# ("guest N") or the VM's failure ("vm: why").
 #
 # Fails (exit 1) when the guest did not reach a clean reboot, when the
 # console shows a WARN, BUG, Oops, panic, KASAN, UBSAN, lockdep or kmemleak
@@ -108,6 +110,7 @@ timeout -k 10 "$timeout" qemu-system-x86_64 \
 elapsed=$((SECONDS - start))
 
 fail() {
+	echo "vm: $*" >"$out/verdict"
 	log "vm-run: FAIL ($name): $*"
 	log "vm-run: last console lines ($out/console.log):"
 	tail -n 25 "$out/console.log" >&2 || true
@@ -129,4 +132,5 @@ grep -q 'reboot: Restarting system' "$out/console.log" ||
 [ -f "$out/status" ] || fail "the guest command left no exit status"
 status=$(cat "$out/status")
 log "vm-run: guest command exited $status after ${elapsed} s"
+echo "guest $status" >"$out/verdict"
 exit "$status"
