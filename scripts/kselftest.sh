@@ -73,12 +73,14 @@ awk '/^# selftests: / { n = 0; delete buf }
      /^not ok [0-9]+ selftests: / {
 	print "---- " $0
 	for (i = (n > 30 ? n - 30 : 0); i < n; i++) print "    " buf[i % 30]
-     }' "$out/output.log" | grep -v '^    not ok' >&2
+     }' "$out/output.log" | grep -v '^    not ok' >&2 || true
 # The ERROR line names each failed test and the first line that it printed
-# (a CI summary shows the ERROR lines alone).
-failed=$(awk '/^# selftests: / { first = ""; next }
+# that says FAIL (or fail, error), else its first line (a CI summary shows
+# the ERROR lines alone).
+failed=$(awk '/^# selftests: / { first = ""; bad = ""; next }
 	/^# / && first == "" && !/^# (overriding timeout|timeout|exit)/ { first = substr($0, 3) }
-	/^not ok [0-9]+ selftests: / { printf "%s%s (%s)", sep, $6, first; sep = "; " }' \
+	/^# / && bad == "" && /FAIL|[Ff]ail|[Ee]rror|not met/ { bad = substr($0, 3) }
+	/^not ok [0-9]+ selftests: / { printf "%s%s (%s)", sep, $6, bad != "" ? bad : first; sep = "; " }' \
 	"$out/output.log")
 [ -n "$failed" ] || [ "${vmrc:-0}" -eq 0 ] || failed="the guest command exited $vmrc"
 die "kselftest $variant: failed: ${failed:-see log} (output: $out/output.log)"
