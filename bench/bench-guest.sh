@@ -20,7 +20,9 @@
 #          kdamond's work per sampling interval for IV_REGIONS regions, with
 #          Accessed bits and with IV_REPORTS access reports; the AUX drain
 #          per Arm SPE record (AUX_K records over each of AUX_REGIONS
-#          regions, vaddr and paddr); the report rings (cpus, below)
+#          regions, vaddr and paddr, then of each of the AUX_LAYOUTS
+#          record layouts over the last of AUX_REGIONS: 1 spe, 2 testpmu,
+#          3 mix, see perf-bench-aux.h); the report rings (cpus, below)
 #   cpus   the report rings of a context on this boot's possible CPUs: their
 #          memory, and the drain of idle rings (the 'rings' benchmark)
 #   all    ring, e2e, micro.  Ring first: perf_stats's ring_peak is the
@@ -29,7 +31,7 @@
 #      faultstorm.c; threads default to the online CPUs), HANDLER_N (102400),
 #      DRAIN_K (81920), DRAIN_REGIONS ("10 100 1000 10000"), IV_REGIONS
 #      ("1000 10000 100000"), IV_REPORTS (1024), AUX_REGIONS ("10 1000"),
-#      AUX_K (40960), RING_ORDERS
+#      AUX_K (40960), AUX_LAYOUTS ("1 2 3"), RING_ORDERS
 #      ("10 8 7 6 5 4": ring sizes, as log2, of the ring phase's sweep, if
 #      the kernel has the damon_core.report_ring_order parameter).
 set -u
@@ -46,6 +48,7 @@ IV_REGIONS=${IV_REGIONS:-1000 10000 100000}
 IV_REPORTS=${IV_REPORTS:-1024}
 AUX_REGIONS=${AUX_REGIONS:-10 1000}
 AUX_K=${AUX_K:-40960}
+AUX_LAYOUTS=${AUX_LAYOUTS:-1 2 3}
 RING_ORDERS=${RING_ORDERS:-10 8 7 6 5 4}
 
 A=/sys/kernel/mm/damon/admin/kdamonds
@@ -323,6 +326,9 @@ phase_micro() {
 	note "AUX drain: $AUX_K Arm SPE records for each of $AUX_REGIONS regions"
 	for R in $AUX_REGIONS; do
 		bench "aux $R $AUX_K" aux
+	done
+	for L in $AUX_LAYOUTS; do
+		bench "aux $R $AUX_K $L" aux
 	done
 	phase_cpus
 }

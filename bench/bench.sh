@@ -187,8 +187,9 @@ handler() { res "$1" "handler trace=$2 .*name=$3 " | kv "$4" | median; }
 e2e() { res "$1" "e2e mode=$2 " | kv elapsed_ns | median; }
 # drain V NAME R KEY
 drain() { res "$1" "drain .*name=$2 regions=$3 " | kv "$4" | median; }
-# aux V NAME OPS R KEY: of the AUX drain benchmark NAME, OPS vaddr or paddr
-aux() { res "$1" "aux name=$2 ops=$3 regions=$4 " | kv "$5" | median; }
+# aux V NAME LAYOUT OPS R KEY: of the AUX drain benchmark NAME, records of
+# LAYOUT (perf-bench-aux.h), OPS vaddr or paddr
+aux() { res "$1" "aux name=$2 layout=$3 ops=$4 regions=$5 " | kv "$6" | median; }
 
 # 2. to 5.: the timed boots' figures
 timed_tables() {
@@ -319,19 +320,23 @@ icount_table() {
 			"$([ -n "$pm" ] && f %.1f '(a - b) / 1000 / (log(c / d) / log(2))' "$my" "$pm" "$R" "$pr" || echo -)"
 		pm=$my pr=$R
 	done
-	printf '   %-22s %10s %10s %9s %10s %10s %9s %8s\n' "AUX drain, per record" observe=n observe=y y-n "n +rings" "y +rings" matched "parse"
-	for ops in vaddr paddr; do
-		for R in 10 1000; do
-			tn=$(aux off aux_decode "$ops" "$R" ps_per_op)
-			ty=$(aux on aux_decode "$ops" "$R" ps_per_op)
-			[ -n "$tn$ty" ] || continue
-			printf '   %-22s %10s %10s %9s %10s %10s %9s %8s\n' "$ops, $R regions" \
-				"$(f %.1f 'a / 1000' "$tn")" "$(f %.1f 'a / 1000' "$ty")" \
-				"$(f %.1f '(b - a) / 1000' "$tn" "$ty")" \
-				"$(f %.1f 'a / 1000' "$(aux off aux_total "$ops" "$R" ps_per_op)")" \
-				"$(f %.1f 'a / 1000' "$(aux on aux_total "$ops" "$R" ps_per_op)")" \
-				"$(f %.3f 'a / b' "$(aux on aux_decode "$ops" "$R" matched)" "$(aux on aux_decode "$ops" "$R" iters)")" \
-				"$(f %.1f 'a / 1000' "$(aux on aux_parse "$ops" "$R" ps_per_op)")"
+	printf '   %-22s %10s %10s %9s %10s %10s %9s %8s %6s %6s\n' "AUX drain, per record" observe=n observe=y y-n "n +rings" "y +rings" matched "parse" "fast" "copy"
+	for l in bench spe testpmu mix; do
+		for ops in vaddr paddr; do
+			for R in 10 1000; do
+				tn=$(aux off aux_decode "$l" "$ops" "$R" ps_per_op)
+				ty=$(aux on aux_decode "$l" "$ops" "$R" ps_per_op)
+				[ -n "$tn$ty" ] || continue
+				printf '   %-22s %10s %10s %9s %10s %10s %9s %8s %6s %6s\n' "$l $ops, $R reg." \
+					"$(f %.1f 'a / 1000' "$tn")" "$(f %.1f 'a / 1000' "$ty")" \
+					"$(f %.1f '(b - a) / 1000' "$tn" "$ty")" \
+					"$(f %.1f 'a / 1000' "$(aux off aux_total "$l" "$ops" "$R" ps_per_op)")" \
+					"$(f %.1f 'a / 1000' "$(aux on aux_total "$l" "$ops" "$R" ps_per_op)")" \
+					"$(f %.3f 'a / b' "$(aux on aux_decode "$l" "$ops" "$R" matched)" "$(aux on aux_decode "$l" "$ops" "$R" iters)")" \
+					"$(f %.1f 'a / 1000' "$(aux on aux_parse "$l" "$ops" "$R" ps_per_op)")" \
+					"$(f %.1f 'a / 1000' "$(aux on aux_parse "$l" "$ops" "$R" fast_ps_per_op)")" \
+					"$(f %.1f 'a / 1000' "$(aux on aux_parse "$l" "$ops" "$R" copy_ps_per_op)")"
+			done
 		done
 	done
 	printf '   %-22s %10s %10s %10s %12s %12s\n' "report rings" "possible" "entries" "MiB/ctx" "idle drain" "per CPU"
@@ -382,7 +387,7 @@ icount_figures() {
 	for v in off on; do
 		res "$v" "handler trace=off " | sed -n 's/.* name=\([^ ]*\) .*net_ps_per_op=\([^ ]*\).*/'"$v"' \1 \2/p'
 		res "$v" "drain " | sed -n 's/.* name=\([^ ]*\) regions=\([^ ]*\) .* ps_per_op=\([^ ]*\) .*/'"$v"' \1-\2 \3/p'
-		res "$v" "aux name=" | sed -n 's/.* name=\([^ ]*\) ops=\([^ ]*\) regions=\([^ ]*\) .* ps_per_op=\([^ ]*\).*/'"$v"' \1-\2-\3 \4/p'
+		res "$v" "aux name=" | sed -n 's/.* name=\([^ ]*\) layout=\([^ ]*\) ops=\([^ ]*\) regions=\([^ ]*\) .* ps_per_op=\([^ ]*\).*/'"$v"' \1-\2-\3-\4 \5/p'
 		res "$v" "interval " | sed -n 's/.* regions=\([^ ]*\) reports=\([^ ]*\) .* accessbit_ns=\([^ ]*\) .* perf_ns=\([^ ]*\) .*/'"$v"' accessbit-\1-\2 \3\n'"$v"' perf-\1-\2 \4/p'
 		res "$v" "rings name=drain_idle " | sed -n 's/.* possible_cpus=\([^ ]*\) .* ps_per_op=\([^ ]*\) .*/'"$v"' drain_idle-\1 \2/p'
 	done
@@ -409,10 +414,12 @@ icount_tables() {
 		echo "   boots 1 and 2: largest difference of a figure ${spread} (goal <= 1%)"
 	fi
 	local RES_BOOTS="bench-icount-%s-1" i
-	echo "   AUX drain: $(res on "aux name=aux_decode " | kv record_sz | head -n 1)-byte SPE records copied out in reads of the drain's size,"
+	echo "   AUX drain: SPE records (bench: $(res on "aux name=aux_decode layout=bench " | kv record_sz | head -n 1) bytes; spe, testpmu, mix: perf-bench-aux.h) copied out in reads of the drain's size,"
 	echo "   decoded and reported (+rings: and the report ring drain after each"
 	echo "   half ring of records); matched = records matched to a region / records;"
-	echo "   parse = damon_spe_decode_record() alone (observe=y)"
+	echo "   parse = damon_spe_decode_record() alone, fast = damon_spe_decode() with the"
+	echo "   layouts that the drain learns, alone, copy = the copy out in reads alone"
+	echo "   (observe=y)"
 	echo "   goals: handler y-n <= 10 instructions; drain y/n <= 1.05; perf/A <= 0.1"
 	echo "   at 100k regions (perf/A: the perf path's instructions per sampling"
 	echo "   interval over the Accessed-bit path's, same regions, $(res on "interval " | kv reports | head -n 1) reports per interval);"

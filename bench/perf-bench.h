@@ -18,9 +18,9 @@
  *			timed whole, and again in its steps
  *	interval R [K]	kdamond's work per sampling interval over R regions:
  *			Accessed bits against K reports (perf-bench-interval.h)
- *	aux R [K]	K Arm SPE records over R regions copied, decoded and
- *			reported like the kdamond's AUX drain, in a vaddr and
- *			a paddr context (perf-bench-aux.h)
+ *	aux R [K [L]]	K Arm SPE records of layout L over R regions copied,
+ *			decoded and reported like the kdamond's AUX drain, in
+ *			a vaddr and a paddr context (perf-bench-aux.h)
  *	rings [N]	the memory of a context's report rings, and N drains of
  *			idle rings, on this boot's possible CPUs
  *			(perf-bench-rings.h)
@@ -372,7 +372,7 @@ static ssize_t damon_bench_read(struct file *file, char __user *ubuf,
 static ssize_t damon_bench_write(struct file *file, const char __user *ubuf,
 				 size_t count, loff_t *ppos)
 {
-	unsigned long arg1 = 0, arg2 = 0;
+	unsigned long arg1 = 0, arg2 = 0, arg3 = 0;
 	char cmd[16];
 	char *buf;
 	int nr, err;
@@ -382,7 +382,7 @@ static ssize_t damon_bench_write(struct file *file, const char __user *ubuf,
 	buf = memdup_user_nul(ubuf, count);
 	if (IS_ERR(buf))
 		return PTR_ERR(buf);
-	nr = sscanf(buf, "%15s %lu %lu", cmd, &arg1, &arg2);
+	nr = sscanf(buf, "%15s %lu %lu %lu", cmd, &arg1, &arg2, &arg3);
 	kfree(buf);
 	if (nr < 1)
 		return -EINVAL;
@@ -403,7 +403,8 @@ static ssize_t damon_bench_write(struct file *file, const char __user *ubuf,
 					   DAMON_BENCH_IV_REPORTS);
 	else if (!strcmp(cmd, "aux") && nr > 1)
 		err = damon_bench_aux(arg1, nr > 2 ? arg2 :
-				      DAMON_BENCH_AUX_RECORDS);
+				      DAMON_BENCH_AUX_RECORDS,
+				      nr > 3 ? arg3 : 0);
 	else if (!strcmp(cmd, "rings"))
 		err = damon_bench_rings(nr > 1 ? arg1 : DAMON_BENCH_IDLE_DRAINS);
 	else if (!strcmp(cmd, "all"))

@@ -5,12 +5,13 @@
 # SPE_FUZZ_SECS) with libFuzzer, AddressSanitizer and UndefinedBehaviorSanitizer
 # (Debian's clang and libclang-rt-14-dev, which scripts/deps.sh installs).
 #
-# tests/fuzz/spe-fuzz.c is the target: damon_spe_decode_record() of
-# mm/damon/perf/spe.c of the expanded tree, built for user space as
-# scripts/insn-test.sh builds the kernel's x86 decoder, and
+# tests/fuzz/spe-fuzz.c is the target: damon_spe_decode_record() and
+# damon_spe_decode() of mm/damon/perf/spe.c of the expanded tree, built for
+# user space as scripts/insn-test.sh builds the kernel's x86 decoder, and
 # damon_perf_aux_decode() and damon_perf_aux_drain_cpu(), which this script
-# extracts from mm/damon/perf/aux.c (with DAMON_PERF_AUX_READ_SZ and struct
-# damon_perf_aux_cpu of aux.h) unchanged; spe-fuzz.c models the AUX buffer
+# extracts from mm/damon/perf/aux.c (with DAMON_PERF_AUX_READ_SZ, struct
+# damon_perf_aux_drain, and struct damon_perf_aux_cpu of aux.h) unchanged;
+# spe-fuzz.c models the AUX buffer
 # and the counters that they use, and says what it checks beyond "no crash".
 # The seeds are tests/fuzz/corpus (tests/fuzz/make-seeds.py writes them);
 # the inputs that the run adds go to $BUILD/spe-fuzz/corpus, never into the
@@ -37,14 +38,15 @@ mkdir -p "$work/corpus"
 
 # What spe-fuzz.c takes of aux.c and aux.h, unchanged
 awk '/^#define DAMON_PERF_AUX_READ_SZ/ { print }
+	/^struct damon_perf_aux_drain \{/ { keep = 1 }
 	/^VISIBLE_IF_KUNIT size_t$/ { keep = 1 }
 	/^static unsigned int damon_perf_aux_drain_cpu\(/ { keep = 1 }
 	keep { print }
-	keep && /^}/ { keep = 0; print "" }' "$perf_dir/aux.c" >"$work/aux-extract.c"
+	keep && /^};?$/ { keep = 0; print "" }' "$perf_dir/aux.c" >"$work/aux-extract.c"
 awk '/^struct damon_perf_aux_cpu \{/ { keep = 1 }
 	keep { print }
 	keep && /^};/ { keep = 0 }' "$perf_dir/aux.h" >"$work/aux-structs.h"
-for want in 'damon_perf_aux_decode(struct damon_ctx' \
+for want in 'damon_perf_aux_decode(struct damon_ctx' 'struct damon_perf_aux_drain {' \
 	'damon_perf_aux_drain_cpu(struct damon_ctx' 'DAMON_PERF_AUX_READ_SZ'; do
 	grep -qF "$want" "$work/aux-extract.c" ||
 		die "spe-fuzz: cannot find $want in $perf_dir/aux.c"

@@ -16,8 +16,10 @@ const size_t auxread_max_record = DAMON_SPE_MAX_RECORD_SZ;
 int auxread_decode(const u8 *buf, size_t len, unsigned long pos, int *kind,
 		   u64 *va)
 {
+	/* the layouts that the reader learns, as the kdamond's drain does */
+	static struct damon_spe_layouts layouts;
 	struct damon_spe_record rec;
-	int ret = damon_spe_decode_record(buf, len, pos, &rec);
+	int ret = damon_spe_decode(&layouts, buf, len, pos, &rec);
 
 	if (ret < 0)
 		return ret;

@@ -25,6 +25,9 @@
  *  - every consumed byte either decoded (the sizes that the decoder
  *    returned) or counted as skipped (malformed data, and the discard up to
  *    the committed head), exactly;
+ *  - each record that the drain decodes by a learned layout
+ *    (damon_spe_decode()) decodes the same, size and fields, in full
+ *    (damon_spe_decode_record());
  *  - after each commit, the drains consume everything up to the head: no
  *    byte is left behind and none is consumed twice.
  */
@@ -48,9 +51,15 @@ struct perf_event {
 	int cpu;
 };
 
+struct damon_perf_aux_batch {
+	unsigned int nr;
+};
+
 struct damon_perf_aux_cache {
 	pid_t tid;
 	pid_t tgid;
+	struct damon_spe_layouts *layouts;
+	struct damon_perf_aux_batch batch;
 };
 
 #include AUX_STRUCTS
@@ -139,20 +148,48 @@ static void damon_perf_aux_report(struct damon_ctx *ctx,
 		F.records++;
 }
 
-/* The decoder as the drain calls it: the sizes it returns are decoded */
-static int fuzz_decode_record(const u8 *buf, size_t len, unsigned long pos,
-			      struct damon_spe_record *rec)
+static void damon_perf_aux_flush(struct damon_ctx *ctx,
+				 struct damon_perf_aux_batch *batch)
 {
-	int ret = damon_spe_decode_record(buf, len, pos, rec);
+}
 
-	if (ret > 0)
+/* Whether two decodes of one record are the same, field by field */
+static bool fuzz_same_record(const struct damon_spe_record *a,
+			     const struct damon_spe_record *b)
+{
+	return a->va == b->va && a->pa == b->pa && a->pc == b->pc &&
+		a->timestamp == b->timestamp && a->events == b->events &&
+		a->data_source == b->data_source &&
+		a->ctx_el1 == b->ctx_el1 && a->ctx_el2 == b->ctx_el2 &&
+		a->flags == b->flags && a->op == b->op &&
+		a->op_class == b->op_class && a->op_payload == b->op_payload &&
+		a->end == b->end && a->pc_el == b->pc_el &&
+		a->pa_ns == b->pa_ns && a->atomic == b->atomic &&
+		a->nr_unknown == b->nr_unknown;
+}
+
+/*
+ * The decoder as the drain calls it: the sizes it returns are decoded, and
+ * what it decodes by a learned layout is what the full decode gives
+ */
+static int fuzz_decode_drain(struct damon_spe_layouts *layouts,
+			     const u8 *buf, size_t len, unsigned long pos,
+			     struct damon_spe_record *rec)
+{
+	struct damon_spe_record full;
+	int ret = damon_spe_decode(layouts, buf, len, pos, rec);
+
+	FUZZ_CHECK(ret == damon_spe_decode_record(buf, len, pos, &full));
+	if (ret > 0) {
+		FUZZ_CHECK(fuzz_same_record(rec, &full));
 		F.decoded += ret;
+	}
 	return ret;
 }
 
-#define damon_spe_decode_record fuzz_decode_record
+#define damon_spe_decode fuzz_decode_drain
 #include AUX_EXTRACT
-#undef damon_spe_decode_record
+#undef damon_spe_decode
 
 /* damon_spe_decode_record() alone, along @buf */
 static void fuzz_decode(const u8 *buf, size_t len, unsigned long pos)
@@ -182,14 +219,14 @@ static void fuzz_decode(const u8 *buf, size_t len, unsigned long pos)
 
 int LLVMFuzzerTestOneInput(const u8 *data, size_t size)
 {
-	static u8 read_buf[DAMON_PERF_AUX_READ_SZ];
+	static struct damon_perf_aux_drain drain;
 	struct damon_perf_aux_cache cache = {};
 	struct damon_perf_aux_cpu state = {};
 	struct perf_event event = { .cpu = 0 };
 	struct perf_event *events = &event;
 	struct damon_perf_event ev = {
 		.events = &events,
-		.aux_buf = read_buf,
+		.aux_buf = &drain,
 		.aux_cpu = &state,
 	};
 	struct damon_ctx ctx = {};
@@ -206,6 +243,7 @@ int LLVMFuzzerTestOneInput(const u8 *data, size_t size)
 
 	/* the drain begins at offset 0 of a buffer that was just attached */
 	memset(&F, 0, sizeof(F));
+	memset(&drain.layouts, 0, sizeof(drain.layouts));
 	F.data = data;
 	for (i = 1; i <= commits; i++) {
 		F.head = len * i / commits;

@@ -11,4 +11,6 @@ typedef uint32_t u32;
 typedef uint64_t u64;
 typedef int64_t s64;
 typedef int pid_t;
+/* what the kernel's compiler_attributes.h, included everywhere, defines */
+#define noinline	__attribute__((__noinline__))
 #endif
