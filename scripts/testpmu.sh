@@ -71,6 +71,10 @@ pad_patch=$TOP/testpmu/0005-damon-test-aux-pmu-pad-read.patch
 [ -f "$pad_patch" ] || die "testpmu: missing $pad_patch"
 late_patch=$TOP/testpmu/0006-damon-test-aux-pmu-late-free.patch
 [ -f "$late_patch" ] || die "testpmu: missing $late_patch"
+# eval kernels only (CONFIG_DAMON_TEST_MKOLD_FLUSH): a fair Accessed-bit
+# baseline under QEMU's software TLB
+flush_patch=$TOP/testpmu/0007-damon-eval-mkold-flush.patch
+[ -f "$flush_patch" ] || die "testpmu: missing $flush_patch"
 variant=${TESTPMU_VARIANT:-on}
 O=$(objdir "$variant")
 t0=$SECONDS
@@ -86,7 +90,7 @@ tree_state() {
 }
 
 # patches_sum: a hash of the patches that the tree gets
-patches_sum() { cat "$patch" "$aux_patch" "$fmt_patch" "$insn_patch" "$pad_patch" "$late_patch" | sha1sum | cut -d' ' -f1; }
+patches_sum() { cat "$patch" "$aux_patch" "$fmt_patch" "$insn_patch" "$pad_patch" "$late_patch" "$flush_patch" | sha1sum | cut -d' ' -f1; }
 
 # tree_ready REV: the tree is REV with the patches applied and nothing else:
 # the stamp that the last apply left names REV, these patches and the
@@ -116,7 +120,7 @@ build_kernel() {
 	if tree_ready "$rev"; then
 		log "testpmu: $SRC is the series ($(git -C "$SRC" log -1 --format=%h "$rev")) + the test PMU patches already"
 	else
-		log "testpmu: $SRC = series $(git -C "$SRC" log -1 --format='%h %s' "$rev") + $(basename "$patch") + $(basename "$aux_patch") + $(basename "$fmt_patch") + $(basename "$insn_patch") + $(basename "$pad_patch") + $(basename "$late_patch")"
+		log "testpmu: $SRC = series $(git -C "$SRC" log -1 --format='%h %s' "$rev") + $(basename "$patch") + $(basename "$aux_patch") + $(basename "$fmt_patch") + $(basename "$insn_patch") + $(basename "$pad_patch") + $(basename "$late_patch") + $(basename "$flush_patch")"
 		git -C "$SRC" checkout -q -f --detach "$rev" || die "testpmu: checkout failed"
 		git -C "$SRC" clean -fdq -- drivers/perf
 		if $new; then
@@ -138,6 +142,8 @@ build_kernel() {
 			die "testpmu: $pad_patch does not apply on the series and 0001-0004"
 		git -C "$SRC" apply "$late_patch" ||
 			die "testpmu: $late_patch does not apply on the series and 0001-0005"
+		git -C "$SRC" apply "$flush_patch" ||
+			die "testpmu: $flush_patch does not apply on the series and 0001-0006"
 		echo "$rev $(patches_sum) $(tree_state)" > "$SRC/.git/testpmu-stamp"
 	fi
 	log "testpmu: build $variant"

@@ -24,7 +24,9 @@
 #               skip_* of the PMU, nr_regions_max, trace_lost
 #
 # usage: accuracy-guest.sh OUT EVALWL RUNS "WORKLOAD:SECS ..." REGIONS \
-#        "SOURCE ..."
+#        "SOURCE ..." [AGGR_US]
+#   AGGR_US: one aggregation interval for every source, instead of the
+#   defaults above (so that both sources can run with the same knobs)
 #   e.g. accuracy-guest.sh /tmp/out/acc /x/evalwl 5 "hotcold:10 zipf:6" \
 #        10000 "abit insn:4000 insn:1008 insn:256"
 # Exit: 0, 1 if a run failed (it is reported and the others go on), 4 if
@@ -32,7 +34,7 @@
 set -u
 export LC_ALL=C
 
-out=$1 wl=$2 runs=$3 workloads=$4 regions=$5 sources=$6
+out=$1 wl=$2 runs=$3 workloads=$4 regions=$5 sources=$6 aggr_all=${7:-}
 admin=/sys/kernel/mm/damon/admin/kdamonds
 pmu=/sys/bus/event_source/devices/damon_test
 dtp_stats=/sys/kernel/debug/damon_test_pmu/stats
@@ -63,10 +65,24 @@ dtp_total()
 	done
 }
 
+# aggr_of SOURCE: its aggregation interval in us
+aggr_of()
+{
+	if [ -n "$aggr_all" ]; then
+		echo "$aggr_all"
+	elif [ "$1" = abit ]; then
+		echo 100000
+	else
+		echo 1000000
+	fi
+}
+
 # ctx_setup PID SOURCE: one kdamond, one vaddr context of PID with SOURCE
 ctx_setup()
 {
-	local pid=$1 src=$2 c s p aggr=100000
+	local pid=$1 src=$2 c s p aggr
+
+	aggr=$(aggr_of "$src")
 
 	w "$admin/nr_kdamonds" 0
 	w "$admin/nr_kdamonds" 1
@@ -74,7 +90,6 @@ ctx_setup()
 	c=$admin/0/contexts/0
 	w "$c/operations" vaddr
 	w "$c/monitoring_attrs/intervals/sample_us" 5000
-	[ "$src" != abit ] && aggr=1000000
 	w "$c/monitoring_attrs/intervals/aggr_us" "$aggr"
 	w "$c/monitoring_attrs/intervals/update_us" 1000000
 	w "$c/monitoring_attrs/nr_regions/min" "$regions"
@@ -188,7 +203,7 @@ one_run()
 		echo "period $period"
 		echo "run $run"
 		echo "regions $regions"
-		echo "aggr_us $([ "$src" = abit ] && echo 100000 || echo 1000000)"
+		echo "aggr_us $(aggr_of "$src")"
 		echo "nr_regions_max $((regions * 2))"
 		echo "kdamond_ns $((k1 - k0))"
 		echo "sampling_ns $((d1 - d0))"

@@ -401,6 +401,7 @@ def analyze_run(rundir, warmup_ns):
         'source': source,
         'period': meta_num(meta, 'period', 0),
         'nr_regions_max': meta_num(meta, 'nr_regions_max', 0),
+        'aggr_us': meta_num(meta, 'aggr_us', 0),
         'run': meta.get('run', os.path.basename(rundir)),
         'start_ns': start, 'swap_ns': swap, 'end_ns': end,
         'snapshots': len(series),
@@ -440,12 +441,12 @@ METRICS = ('samples_per_s', 'precision', 'coverage', 'recovery_s',
 
 def config_key(run):
     return (run['workload'], run['source'], run['period'],
-            run['nr_regions_max'])
+            run['nr_regions_max'], run['aggr_us'])
 
 
 def sort_key(key):
     # abit before insn, then by period, within a workload
-    return (key[0], key[1] != 'abit', key[1], key[2], key[3])
+    return (key[0], key[1] != 'abit', key[1], key[2], key[3], key[4])
 
 
 def aggregate(runs):
@@ -465,6 +466,7 @@ def aggregate(runs):
                         'nan': len(v) - len(ok)}
         configs.append({'workload': key[0], 'source': key[1],
                         'period': key[2], 'nr_regions_max': key[3],
+                        'aggr_us': key[4],
                         'runs': len(rs), 'stats': stats,
                         'run_dirs': [r['dir'] for r in rs]})
     return configs, groups
@@ -482,7 +484,8 @@ def fmt_stat(st, fmt, scale=1.0, nan_word='n/a'):
 
 
 def table(configs):
-    cols = ['workload', 'source', 'period', 'max regions', 'samples/s',
+    cols = ['workload', 'source', 'period', 'max regions', 'aggr ms',
+            'samples/s',
             'precision', 'coverage', 'recovery s', 'kdamond Minsn/s',
             'sampling Minsn/s', 'runs']
     lines = ['| ' + ' | '.join(cols) + ' |',
@@ -494,6 +497,7 @@ def table(configs):
         row = [c['workload'], c['source'],
                str(c['period']) if c['period'] else '–',
                str(c['nr_regions_max']),
+               '%g' % (c['aggr_us'] / 1000) if c['aggr_us'] else '–',
                fmt_stat(st['samples_per_s'], '%.0f'),
                fmt_stat(st['precision'], '%.3f'),
                fmt_stat(st['coverage'], '%.3f'),
@@ -528,18 +532,23 @@ def goals(configs, min_regions):
         cands = [d for d in configs
                  if d['source'] == 'insn' and d['workload'] == wl
                  and d['nr_regions_max'] == nr
+                 and d['aggr_us'] == c['aggr_us']
                  and med(d, 'cost_ips') <= budget
                  and not math.isnan(med(d, 'precision'))]
         best = max(cands, key=lambda d: (med(d, 'precision'),
                                          -med(d, 'cost_ips')), default=None)
-        head = ('goal %s max regions %d: abit precision %.3f, kdamond '
+        head = ('goal %s max regions %d%s: abit precision %.3f, kdamond '
                 '%.3g Minsn/s; budget %.3g Minsn/s: '
-                % (wl, nr, a_prec, a_cost * 1e-6, budget * 1e-6))
-        g = {'workload': wl, 'nr_regions_max': nr, 'abit_precision': a_prec,
+                % (wl, nr, ', aggr %g ms' % (c['aggr_us'] / 1000)
+                   if c['aggr_us'] else '',
+                   a_prec, a_cost * 1e-6, budget * 1e-6))
+        g = {'workload': wl, 'nr_regions_max': nr, 'aggr_us': c['aggr_us'],
+             'abit_precision': a_prec,
              'abit_kdamond_ips': a_cost, 'budget_ips': budget}
         if best is None:
             g['met'] = False
-            lines.append(head + 'no insn config within it: missed')
+            lines.append(head + 'no insn config at the same aggregation '
+                         'within it: missed')
         else:
             met = med(best, 'precision') >= a_prec
             g.update(met=met, insn_period=best['period'],
@@ -560,6 +569,9 @@ def label(c, configs):
     s = c['source'] + ('/%d' % c['period'] if c['period'] else '')
     if len({d['nr_regions_max'] for d in configs}) > 1:
         s += ' r%d' % c['nr_regions_max']
+    if len({(d['source'], d['aggr_us']) for d in configs}) > \
+            len({d['source'] for d in configs}):
+        s += ' a%gms' % (c['aggr_us'] / 1000)
     return s
 
 
@@ -636,7 +648,8 @@ def plots(configs, groups, outdir):
 
 
 def config_key_of(c):
-    return (c['workload'], c['source'], c['period'], c['nr_regions_max'])
+    return (c['workload'], c['source'], c['period'], c['nr_regions_max'],
+            c['aggr_us'])
 
 
 # ---------------------------------------------------------------- main
@@ -749,7 +762,7 @@ def selftest():
             ('workload', workload), ('source', source), ('period', period),
             ('run', k), ('kdamond_ns', kd), ('sampling_ns', smp),
             ('window_ns', 20 * 10**9), ('samples', samples),
-            ('nr_regions_max', 100))))
+            ('nr_regions_max', 100), ('aggr_us', 1000000))))
 
     def hotcold_run(d, good, k, kd, smp):
         layout = ['pid 1', 'page_size 4096', 'mode hotcold',
@@ -828,7 +841,7 @@ def selftest():
     check('kdamond ips', good['kdamond_ips'], 6e8 / 20)
     check('sampling cpu', good['sampling_cpu'], 1e8 / 20e9)
     cfg = {config_key_of(c): c for c in doc['configs']}
-    ins = cfg[('hotcold', 'insn', 1000, 100)]['stats']
+    ins = cfg[('hotcold', 'insn', 1000, 100, 1000000)]['stats']
     check('config kdamond median', ins['kdamond_ips']['median'], 3.5e7)
     check('config kdamond min', ins['kdamond_ips']['min'], 3e7)
     check('config kdamond max', ins['kdamond_ips']['max'], 4e7)
@@ -840,9 +853,10 @@ def selftest():
               True)
     with open(os.path.join(tmp, 'accuracy.md')) as f:
         md = f.read()
-    check('table row', '| hotcold | insn | 1000 | 100 | 2000 [2000–2000] | '
+    check('table row', '| hotcold | insn | 1000 | 100 | 1000 | '
+          '2000 [2000–2000] | '
           '1.000 [1.000–1.000] |' in md, True)
-    check('goal line', 'goal hotcold max regions 100:' in md
+    check('goal line', 'goal hotcold max regions 100, aggr 1000 ms:' in md
           and md.rstrip().endswith('met'), True)
     if importlib.util.find_spec('matplotlib'):
         for name in ('accuracy.png', 'precision-time.png'):

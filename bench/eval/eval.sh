@@ -42,6 +42,8 @@
 # twice; a list makes one set of runs per value); EVAL_SOURCES ("abit insn:4000 insn:1008 insn:256": insn:PERIOD in
 # microseconds of the test PMU's access clock, a multiple of 16);
 # EVAL_WORKLOADS ("hotcold:16 zipf:8": WORKLOAD:SECONDS of guest time);
+# EVAL_AGGR_US (the aggregation interval of every source; default: 100 ms
+# with the Accessed bits, 1 s with samples);
 # EVAL_TIER_MODES ("none numab damon-abit damon-perf"), EVAL_TIER_SECS (20),
 # EVAL_TIER_PERIOD (64), EVAL_TIER_RUNS (1: one boot per mode and run); EVAL_TIMEOUT (host seconds
 # per guest, 7200).
@@ -66,6 +68,7 @@ tier_period=${EVAL_TIER_PERIOD:-64}
 tier_runs=${EVAL_TIER_RUNS:-1}
 timeout=${EVAL_TIMEOUT:-7200}
 tag=${EVAL_TAG:-default}
+aggr_us=${EVAL_AGGR_US:-}
 bin=$EVAL_OUT/bin
 results=$EVAL_OUT/results
 tp_build=$main_build/testpmu
@@ -104,7 +107,7 @@ accuracy() {
 	local cmd="rc=0; " r
 
 	for r in $regions; do
-		cmd+="bash $top/bench/eval/accuracy-guest.sh /tmp/out/acc $bin/evalwl $runs '$workloads' $r '$sources' || rc=1; "
+		cmd+="bash $top/bench/eval/accuracy-guest.sh /tmp/out/acc $bin/evalwl $runs '$workloads' $r '$sources' $aggr_us || rc=1; "
 	done
 	guest eval-accuracy 1 2048 "$cmd exit \$rc" ||
 		log "eval: the accuracy guest reported a failure (output: $tp_build/vm/eval-accuracy/output.log)"
