@@ -5,6 +5,9 @@
 # as root, on the test PMU kernel of variant "eval", one vCPU, with
 # -icount shift=0 (guest time counts instructions).  For each workload
 # (evalwl hotcold, zipf), each access source (abit: DAMON vaddr's Accessed
+# bits, and DAMON flushes the TLB entry of a page whose bit it clears where
+# the kernel has testpmu/0007 (the eval config); abit-noflush: the same
+# without the flush, as before 0007;
 # bits; insn:PERIOD: a perf_event prep of the damon_test PMU in insn mode,
 # testpmu/README.md section 8) and each run, DAMON monitors the workload
 # and a stat scheme applied every second traces every region
@@ -65,12 +68,28 @@ dtp_total()
 	done
 }
 
+is_abit() { [ "${1%-noflush}" = abit ]; }
+
+# mkold_flush SOURCE: DAMON flushes the TLB entry of a page whose Accessed
+# bit it clears for abit, not for abit-noflush (testpmu/0007's parameter);
+# abit-noflush on a kernel without it is abit
+mkold_flush()
+{
+	local f=/sys/module/ops_common/parameters/mkold_flush
+
+	if [ ! -w "$f" ]; then
+		[ "$1" = abit ] || die "$1: no $f (testpmu/0007, eval config)"
+		return 0
+	fi
+	w "$f" "$([ "$1" = abit ] && echo Y || echo N)"
+}
+
 # aggr_of SOURCE: its aggregation interval in us
 aggr_of()
 {
 	if [ -n "$aggr_all" ]; then
 		echo "$aggr_all"
-	elif [ "$1" = abit ]; then
+	elif is_abit "$1"; then
 		echo 100000
 	else
 		echo 1000000
@@ -94,7 +113,9 @@ ctx_setup()
 	w "$c/monitoring_attrs/intervals/update_us" 1000000
 	w "$c/monitoring_attrs/nr_regions/min" "$regions"
 	w "$c/monitoring_attrs/nr_regions/max" $((regions * 2))
-	if [ "$src" != abit ]; then
+	if is_abit "$src"; then
+		mkold_flush "$src"
+	else
 		# one probe of weight 0 with one perf_event prep: the samples
 		# are the accesses (guest/lib/common.sh perf_preps)
 		p=$c/monitoring_attrs/probes
@@ -153,7 +174,7 @@ one_run()
 	local wlname=$1 secs=$2 src=$3 run=$4 dir pid kpid line i
 	local k0 k1 t0 t1 d0 d1 period=0 lost
 
-	[ "$src" != abit ] && period=${src#insn:}
+	is_abit "$src" || period=${src#insn:}
 	dir=$out/$wlname-${src/:/-}-r$regions-$run
 	rm -rf "$dir"
 	mkdir -p "$dir"
@@ -200,6 +221,7 @@ one_run()
 	{
 		echo "workload $wlname"
 		echo "source ${src%%:*}"
+		echo "mkold_flush $(cat /sys/module/ops_common/parameters/mkold_flush 2> /dev/null || echo none)"
 		echo "period $period"
 		echo "run $run"
 		echo "regions $regions"

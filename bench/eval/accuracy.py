@@ -446,7 +446,7 @@ def config_key(run):
 
 def sort_key(key):
     # abit before insn, then by period, within a workload
-    return (key[0], key[1] != 'abit', key[1], key[2], key[3], key[4])
+    return (key[0], not key[1].startswith('abit'), key[1], key[2], key[3], key[4])
 
 
 def aggregate(runs):
@@ -599,8 +599,8 @@ def plots(configs, groups, outdir):
                               [x['max'] - x['median']]],
                         yerr=[[y['median'] - y['min']],
                               [y['max'] - y['median']]],
-                        fmt='o' if c['source'] == 'abit' else 's',
-                        color='tab:red' if c['source'] == 'abit'
+                        fmt='o' if c['source'].startswith('abit') else 's',
+                        color='tab:red' if c['source'].startswith('abit')
                         else 'tab:blue', capsize=3)
             ax.annotate(label(c, configs), (x['median'], y['median']),
                         textcoords='offset points', xytext=(5, 5),
