@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # build.sh [OUTDIR]: build the oracle TCG plugin (oracle.c) into
-# OUTDIR/liboracle.so (default build/eval/oracle).
+# OUTDIR/liboracle.so (default $BUILD/eval/oracle: build/eval/oracle).
 #
 # A plugin must be compiled against the qemu-plugin.h of the QEMU that loads
 # it (qemu_plugin_install() is refused when QEMU_PLUGIN_VERSION is out of
@@ -25,11 +25,12 @@
 #
 # Exit: 0 built, 1 error, 4 the header cannot be had (no such source
 # package on the mirror, no network): test.sh turns this into a skip.
+set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=../../../scripts/lib.sh
 . "$here/../../../scripts/lib.sh"
 
-out=${1:-$TOP/build/eval/oracle}
+out=${1:-$BUILD/eval/oracle}
 mkdir -p "$out"
 out=$(cd "$out" && pwd)
 
