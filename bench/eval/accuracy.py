@@ -59,21 +59,52 @@ Per snapshot (truth of the phase the snapshot's T falls in):
                truth and are neither hot nor cold, they count for nothing.
   coverage   the access probability that falls in regions with
              NR_ACCESSES > 0 (the truth's weights sum to 1).
+  capture@K, precision@K, recall@K (the memory-tiering literature's), for
+             K = 0.5, 1 and 2 x H80 bytes.  H80: the bytes of the fewest
+             pages that hold 80% of the accesses, densest pages first (the
+             weights' per-byte density), of the last set the pages it takes
+             (rounded up).  80% counts as reached 2^-24 early: evalwl's
+             hotcold weights are multiples of 2^-23, and its hot set holds
+             0.79999995, so H80 is the hot set; zipf's H80 is precision's
+             hot set, but for a page in the rare case that its 80% falls
+             within 2^-24.
+             - DAMON's top K bytes: the regions precision takes (NR_ACCESSES
+               > 0, in its order: NR_ACCESSES, larger AGE, lower START),
+               their known bytes only, until K, the last region in part
+               (its bytes assumed uniform).  Fewer than K bytes if those
+               regions hold fewer: then DAMON has only those.
+             - The oracle's top K bytes: the K known bytes of highest
+               density.  Of a tie that only partly fits (a uniform set
+               larger than what is left of K), each byte is in by (what
+               fits) / (its size), so no order among equal bytes counts:
+               with perfect regions, K = 0.5 x H80 in hotcold's uniform hot
+               set gives capture 1 but precision and recall 0.5.
+             capture@K = the access probability in DAMON's top K bytes / in
+             the oracle's; precision@K = the share of DAMON's top K bytes
+             in the oracle's (NaN when DAMON has none); recall@K = the
+             share of the oracle's top K bytes in DAMON's.  With K bytes on
+             both sides precision = recall; they part when DAMON has fewer.
 
-Per run: the medians of precision and coverage over the steady-state
-snapshots: hotcold [start + warmup, swap) and [swap + recovery, end), zipf
-[start + warmup, end).  recovery (hotcold): from the swap to the first
-snapshot at or after it whose precision is at least 0.8 x the median
-precision before the swap; NaN if none (then there is no post-swap steady
-state).  Costs: kdamond_ns / window_ns (a fraction of one CPU) and
-kdamond_ns / window_s (instructions a second), the same for sampling_ns.
+Per run: the medians of precision, coverage, capture@0.5x, @1x, @2x,
+precision@1x and recall@1x over the steady-state snapshots: hotcold
+[start + warmup, swap) and [swap + recovery, end), zipf [start + warmup,
+end).  recovery (hotcold): from the swap to the first snapshot at or after
+it whose precision is at least 0.8 x the median precision before the swap;
+NaN if none (then there is no post-swap steady state).  regain (hotcold):
+from the swap to the first snapshot at or after it whose capture@1x is at
+least 0.9; NaN ("never") if none.  Costs: kdamond_ns / window_ns (a
+fraction of one CPU) and kdamond_ns / window_s (instructions a second), the
+same for sampling_ns.
 
 Per configuration (workload, source, period, nr_regions_max): the median
 and min-max over its runs of every per-run figure (NaNs left out, and
 counted).
 
 Output, to DIR (default RESULTS): accuracy.md (the table, also printed on
-stdout), accuracy.json (everything, per snapshot too), accuracy.png
+stdout), accuracy.json (everything; per snapshot, each run's "series":
+[seconds from the start, phase, precision, coverage, capture@0.5x, @1x,
+@2x, precision@1x, recall@1x]; per run h80_bytes, capture_0.5x,
+capture_1x, capture_2x, precision_1x, recall_1x, regain_s), accuracy.png
 (precision against cost, a panel per workload) and precision-time.png
 (precision around the swap, the median run of each hotcold configuration).
 The plots need matplotlib (Debian's python3-matplotlib), and are skipped
@@ -103,6 +134,10 @@ HOT_MASS = 0.8          # zipf's hot set: the pages holding 80% of accesses
 RECOVERY_FRACTION = 0.8  # recovered: precision >= 0.8 x the pre-swap median
 GOAL_COST_FRACTION = 0.1  # the goal's budget: 0.1 x abit's kdamond cost
 NS = 1e9
+TOPK_FACTORS = (0.5, 1, 2)  # capture@K etc. for K = these x H80
+REGAIN_CAPTURE = 0.9    # regained: capture@1x >= 0.9 after the swap
+MASS_SLACK = 2.0 ** -24  # H80 reached this early: half evalwl's 2^-23 step
+DENSITY_TIE = 1e-9      # densities this close (relative) are a tie
 
 
 def warn(msg):
@@ -147,6 +182,8 @@ class Truth:
                 self.cum[k].append(self.cum[k][-1] + d[k] * length)
         self.hot_bytes = self.cum[1][-1]
         self.total_weight = self.cum[0][-1]
+        self._levels = None
+        self._topk = {}
 
     def _at(self, x):
         """The three prefix sums at address x."""
@@ -163,19 +200,115 @@ class Truth:
         lo, hi = self._at(a), self._at(b)
         return hi[0] - lo[0], hi[1] - lo[1], hi[2] - lo[2]
 
+    def levels(self):
+        """The known ranges grouped by density, densest first: a list of
+        (density, bytes, weight, indexes into dens).  Densities within a
+        relative DENSITY_TIE of the level's first are one level (a tie)."""
+        if self._levels is None:
+            known = sorted((i for i, d in enumerate(self.dens) if d[2]),
+                           key=lambda i: (-self.dens[i][0], i))
+            levels = []
+            for i in known:
+                d = self.dens[i][0]
+                length = self.xs[i + 1] - self.xs[i]
+                if not levels or d < levels[-1][0] * (1 - DENSITY_TIE):
+                    levels.append([d, 0, 0.0, []])
+                levels[-1][1] += length
+                levels[-1][2] += d * length
+                levels[-1][3].append(i)
+            self._levels = [tuple(lv) for lv in levels]
+        return self._levels
 
-def snapshot_metrics(truth, regions):
-    """(precision, coverage) of one snapshot: regions are (start, end,
-    nr_accesses, age) tuples.  See the module's docstring."""
-    coverage = 0.0
+    def topk(self, k):
+        """The oracle's top k bytes, as a TopK (cached)."""
+        if k not in self._topk:
+            self._topk[k] = TopK(self, k)
+        return self._topk[k]
+
+    def mass_bytes(self, mass, page_size):
+        """H80 for mass 0.8: the bytes of the fewest pages that hold mass
+        of the access probability, densest pages first; of the level where
+        the mass is reached, the pages needed (rounded up).  The mass is
+        reached MASS_SLACK early: evalwl's hotcold weights are multiples of
+        2^-23, so its "80%" hot set holds 0.79999995."""
+        need = (mass - MASS_SLACK) * self.total_weight
+        acc, size = 0.0, 0
+        for d, nbytes, weight, _ in self.levels():
+            if acc >= need:
+                break
+            if acc + weight >= need and d > 0:
+                pages = math.ceil((need - acc) / (d * page_size) - 1e-9)
+                return size + min(nbytes, max(pages, 0) * page_size)
+            acc += weight
+            size += nbytes
+        return size
+
+
+class TopK:
+    """The oracle's top k bytes of a Truth: the k known bytes of highest
+    density.  A level of equal density that only partly fits is in
+    fractionally: each of its bytes is in by (the bytes of it that fit) /
+    (its bytes), so that no order among equal bytes is assumed.
+
+    bytes: min(k, the known bytes); weight: the access probability in the
+    top k bytes; inside(a, b): how much of [a, b) is in (bytes, fractional
+    bytes counted by their fraction)."""
+
+    def __init__(self, truth, k):
+        self.truth = truth
+        self.k = k
+        self.share = [0.0] * len(truth.dens)  # per byte, of each range
+        self.bytes, self.weight = 0, 0.0
+        for _, nbytes, weight, idx in truth.levels():
+            if self.bytes >= k:
+                break
+            f = min(1.0, (k - self.bytes) / nbytes)
+            for i in idx:
+                self.share[i] = f
+            self.bytes += nbytes * f
+            self.weight += weight * f
+        self.cum = [0.0]
+        for i, f in enumerate(self.share):
+            self.cum.append(self.cum[-1]
+                            + f * (truth.xs[i + 1] - truth.xs[i]))
+
+    def _at(self, x):
+        xs = self.truth.xs
+        if x <= xs[0]:
+            return 0.0
+        if x >= xs[-1]:
+            return self.cum[-1]
+        i = bisect.bisect_right(xs, x) - 1
+        return self.cum[i] + self.share[i] * (x - xs[i])
+
+    def inside(self, a, b):
+        return self._at(b) - self._at(a)
+
+
+def rank_regions(truth, regions):
+    """DAMON's ranking of one snapshot: the regions (start, end,
+    nr_accesses, age) with NR_ACCESSES > 0 that hold known bytes, hottest
+    first: NR_ACCESSES descending, then AGE descending, then START
+    ascending (the ranking is then deterministic).  Each as (start, end,
+    weight, hot bytes, known bytes) of the truth."""
     ranked = []
     for r in regions:
         if r[2] > 0:
             weight, hot, known = truth.span(r[0], r[1])
-            coverage += weight
             if known > 0:
-                ranked.append((-r[2], -r[3], r[0], hot, known))
-    ranked.sort()
+                ranked.append(((-r[2], -r[3], r[0]),
+                               (r[0], r[1], weight, hot, known)))
+    ranked.sort(key=lambda x: x[0])
+    return [x[1] for x in ranked]
+
+
+def snapshot_metrics(truth, regions, ranked=None):
+    """(precision, coverage) of one snapshot: regions are (start, end,
+    nr_accesses, age) tuples (or ranked, rank_regions' answer for them).
+    See the module's docstring."""
+    if ranked is None:
+        ranked = rank_regions(truth, regions)
+    coverage = math.fsum(r[2] for r in ranked)
     need = truth.hot_bytes
     found = 0.0
     for _, _, _, hot, known in ranked:
@@ -189,6 +322,41 @@ def snapshot_metrics(truth, regions):
             need = 0
     precision = found / truth.hot_bytes if truth.hot_bytes > 0 else NAN
     return precision, coverage
+
+
+def topk_metrics(truth, regions, ks, ranked=None):
+    """[(capture, precision, recall), ...] of one snapshot, one for each K
+    in ks (bytes): DAMON's top K bytes (rank_regions' order, the known
+    bytes of each region, the last one taken in part, its bytes assumed
+    uniform) against the oracle's (Truth.topk).  capture: their access
+    probability / the oracle's; precision: the share of DAMON's top K bytes
+    that is in the oracle's (NaN if DAMON has none); recall: the share of
+    the oracle's top K bytes that DAMON's cover.  When DAMON's regions with
+    accesses hold fewer than K known bytes, it has only those: precision
+    is over them, recall and capture count the rest as missed."""
+    if ranked is None:
+        ranked = rank_regions(truth, regions)
+    out = []
+    for k in ks:
+        top = truth.topk(k)
+        need = k
+        weight = inside = taken = 0.0
+        for start, end, w, _, known in ranked:
+            if need <= 0:
+                break
+            if known <= need:
+                f = 1.0
+                need -= known
+            else:
+                f = need / known
+                need = 0
+            weight += w * f
+            inside += top.inside(start, end) * f
+            taken += known * f
+        out.append((weight / top.weight if top.weight > 0 else NAN,
+                    inside / taken if taken > 0 else NAN,
+                    inside / top.bytes if top.bytes > 0 else NAN))
+    return out
 
 
 # ---------------------------------------------------------------- input
@@ -361,11 +529,21 @@ def analyze_run(rundir, warmup_ns):
         warn('%s: no end event: the last snapshot ends the run' % rundir)
         end = snaps[-1][0] + 1
 
-    series = []  # (T, phase, precision, coverage)
+    # H80 of each phase (hotcold's phases have the same set sizes)
+    h80 = {ph: tr.mass_bytes(HOT_MASS, page_size)
+           for ph, tr in truths.items()}
+    series = []  # (T, phase, precision, coverage, capture@0.5x, @1x, @2x,
+    #               precision@1x, recall@1x)
+    i1 = TOPK_FACTORS.index(1)
     for t, regions in snaps:
         phase = 1 if swap is not None and t >= swap else 0
-        p, c = snapshot_metrics(truths[phase], regions)
-        series.append((t, phase, p, c))
+        truth = truths[phase]
+        ranked = rank_regions(truth, regions)
+        p, c = snapshot_metrics(truth, regions, ranked)
+        tk = topk_metrics(truth, regions,
+                          [f * h80[phase] for f in TOPK_FACTORS], ranked)
+        series.append((t, phase, p, c) + tuple(x[0] for x in tk)
+                      + tk[i1][1:])
 
     steady_from = start + warmup_ns
     pre = [s for s in series
@@ -376,13 +554,19 @@ def analyze_run(rundir, warmup_ns):
     if swap is not None:
         if pre_prec > 0:
             target = RECOVERY_FRACTION * pre_prec
-            for t, _, p, _ in series:
+            for t, _, p, *_ in series:
                 if t >= swap and p >= target:
                     recovery = (t - swap) / NS
                     break
         if not math.isnan(recovery):
             post = [s for s in series
                     if max(steady_from, swap + recovery * NS) <= s[0] < end]
+    regain = NAN
+    if swap is not None:
+        for s in series:
+            if s[0] >= swap and s[4 + i1] >= REGAIN_CAPTURE:
+                regain = (s[0] - swap) / NS
+                break
     steady = pre + post
     if not steady:
         warn('%s: no snapshot in the steady state' % rundir)
@@ -413,13 +597,19 @@ def analyze_run(rundir, warmup_ns):
         'precision_pre_swap': pre_prec,
         'precision_post_swap': median(s[2] for s in post),
         'recovery_s': recovery if workload == 'hotcold' else NAN,
+        'h80_bytes': h80[0],
+        **{'capture_%gx' % f: median(s[4 + j] for s in steady)
+           for j, f in enumerate(TOPK_FACTORS)},
+        'precision_1x': median(s[4 + len(TOPK_FACTORS)] for s in steady),
+        'recall_1x': median(s[5 + len(TOPK_FACTORS)] for s in steady),
+        'regain_s': regain,
         'samples_per_s': meta_num(meta, 'samples', 0) * per_s,
         'kdamond_cpu': kd / window if window > 0 else NAN,
         'kdamond_ips': kd * per_s,
         'sampling_cpu': smp / window if window > 0 else NAN,
         'sampling_ips': smp * per_s,
         'cost_ips': (kd + smp) * per_s,
-        'series': [[(t - start) / NS, ph, p, c] for t, ph, p, c in series],
+        'series': [[(s[0] - start) / NS] + list(s[1:]) for s in series],
     }
 
 
@@ -436,7 +626,9 @@ def find_runs(results):
 
 METRICS = ('samples_per_s', 'precision', 'coverage', 'recovery_s',
            'kdamond_cpu', 'kdamond_ips', 'sampling_cpu', 'sampling_ips',
-           'cost_ips', 'precision_pre_swap', 'precision_post_swap')
+           'cost_ips', 'precision_pre_swap', 'precision_post_swap',
+           'capture_0.5x', 'capture_1x', 'capture_2x', 'precision_1x',
+           'recall_1x', 'regain_s')
 
 
 def config_key(run):
@@ -486,14 +678,18 @@ def fmt_stat(st, fmt, scale=1.0, nan_word='n/a'):
 def table(configs):
     cols = ['workload', 'source', 'period', 'max regions', 'aggr ms',
             'samples/s',
-            'precision', 'coverage', 'recovery s', 'kdamond Minsn/s',
+            'precision', 'coverage', 'capture@1x', 'recovery s',
+            'regain 0.9 s', 'kdamond Minsn/s',
             'sampling Minsn/s', 'runs']
     lines = ['| ' + ' | '.join(cols) + ' |',
              '|' + '|'.join('---' for _ in cols) + '|']
     for c in configs:
         st = c['stats']
-        rec = (fmt_stat(st['recovery_s'], '%.2f', nan_word='never')
-               if c['workload'] == 'hotcold' else '–')
+        hc = c['workload'] == 'hotcold'
+        rec = fmt_stat(st['recovery_s'], '%.2f', nan_word='never') \
+            if hc else '–'
+        regain = fmt_stat(st['regain_s'], '%.2f', nan_word='never') \
+            if hc else '–'
         row = [c['workload'], c['source'],
                str(c['period']) if c['period'] else '–',
                str(c['nr_regions_max']),
@@ -501,7 +697,8 @@ def table(configs):
                fmt_stat(st['samples_per_s'], '%.0f'),
                fmt_stat(st['precision'], '%.3f'),
                fmt_stat(st['coverage'], '%.3f'),
-               rec,
+               fmt_stat(st['capture_1x'], '%.3f'),
+               rec, regain,
                fmt_stat(st['kdamond_ips'], '%.3g', 1e-6),
                fmt_stat(st['sampling_ips'], '%.3g', 1e-6),
                str(c['runs'])]
@@ -746,6 +943,101 @@ def selftest():
     check('clipped precision', p, 1.0)
     check('clipped coverage', c, whot, 1e-12)
 
+    # H80: the hot set alone holds 80%: 4 MiB; with evalwl's real weight,
+    # round(0.8 x 2^23) / 2^23 = 0.79999995, still the hot set
+    check('H80', t0.mass_bytes(HOT_MASS, page), 4 * mib)
+    check('H80 2^-23 weights', Truth([
+        (warm, cold, 1593836 / 2**23, False), (cold, hot, 83886 / 2**23,
+                                               False),
+        (hot, end_all, 6710886 / 2**23, True)]).mass_bytes(HOT_MASS, page),
+        4 * mib)
+    # hot at 0.7: 0.1 more from warm, whose 1024 pages hold 0.29 / 1024
+    # each: 0.1 / (0.29 / 1024) = 353.1, so 354 pages
+    check('H80 partial set', Truth([
+        (warm, cold, 0.29, False), (cold, hot, 0.01, False),
+        (hot, end_all, 0.7, True)]).mass_bytes(HOT_MASS, page),
+        4 * mib + 354 * page)
+
+    # capture, precision, recall @ K = 0.5, 1, 2 x H80 = 2, 4, 8 MiB of
+    # phase 0 (densities per MiB: hot 0.8/4 = 0.2, warm 0.19/4 = 0.0475,
+    # cold 0.01/16 = 0.000625); the oracle's top K holds 0.4 (2 MiB of
+    # hot), 0.8 (hot), 0.99 (hot + warm)
+    ks = [2 * mib, 4 * mib, 8 * mib]
+
+    def check_topk(name, regions, want, truth=t0, kk=ks):
+        got = topk_metrics(truth, regions, kk)
+        for k, g, w in zip(kk, got, want):
+            for what, gv, wv in zip(('capture', 'precision', 'recall'),
+                                    g, w):
+                if wv is not None:
+                    check('%s %s@%gMiB' % (name, what, k / mib), gv, wv,
+                          1e-12)
+
+    # (a) the true order (regions in address order: warm, cold, hot):
+    # capture 1 at every K.  At 2 MiB DAMON's top K is 2 MiB of the one
+    # 4 MiB hot region, and the oracle's is half the uniform hot set, each
+    # byte in by 1/2: precision = recall = 0.5 (the tie rule, (d) below)
+    check_topk('perfect', [(warm, cold, 3, 0), (cold, hot, 1, 0),
+                           (hot, end_all, 20, 0)],
+               [(1.0, 0.5, 0.5), (1.0, 1.0, 1.0), (1.0, 1.0, 1.0)])
+    # (b) the cold set first: DAMON's top K is K of cold, 0.01 x K / 16:
+    #   2 MiB: 0.00125 / 0.4 = 0.003125; 4 MiB: 0.0025 / 0.8 = 0.003125;
+    #   8 MiB: 0.005 / 0.99; none of its bytes in the oracle's top K
+    check_topk('cold first', [(warm, cold, 3, 0), (cold, hot, 20, 0),
+                              (hot, end_all, 1, 0)],
+               [(0.003125, 0.0, 0.0), (0.003125, 0.0, 0.0),
+                (0.005 / 0.99, 0.0, 0.0)])
+    # 1 MiB of cold, then warm and hot tied at 9, warm first by its age:
+    #   2 MiB: 1 cold + 1 warm = 0.000625 + 0.0475 = 0.048125,
+    #          / 0.4 = 0.1203125
+    #   4 MiB: 1 cold + 3 warm = 0.000625 + 0.1425 = 0.143125,
+    #          / 0.8 = 0.17890625
+    #   8 MiB: 1 cold + 4 warm + 3 hot = 0.000625 + 0.19 + 0.6 = 0.790625,
+    #          / 0.99; 7 of its 8 MiB in the oracle's (hot + warm)
+    check_topk('cold, then age', [
+        (warm, cold, 9, 5), (cold, cold + mib, 20, 0),
+        (cold + mib, hot, 0, 0), (hot, end_all, 9, 1)],
+        [(0.1203125, 0.0, 0.0), (0.17890625, 0.0, 0.0),
+         (0.790625 / 0.99, 7 / 8, 7 / 8)])
+    # (c) accesses seen only in 1 MiB of hot (and the stack, unknown):
+    #   2 MiB: capture 0.2 / 0.4; the oracle's top 2 MiB is half the
+    #          uniform hot set, so each hot byte is in by 1/2: precision
+    #          0.5 MiB / 1 MiB taken = 0.5, recall 0.5 / 2 = 0.25
+    #   4 MiB: 0.2 / 0.8; precision 1 / 1; recall 1 / 4
+    #   8 MiB: 0.2 / 0.99; precision 1; recall 1 / 8
+    short = [(warm, hot, 0, 9), (hot, hot + mib, 20, 0),
+             (hot + mib, end_all, 0, 0), (end_all + mib, end_all + 2 * mib,
+                                          99, 9)]
+    check_topk('short', short, [(0.5, 0.5, 0.25), (0.25, 1.0, 0.25),
+                                (0.2 / 0.99, 1.0, 0.125)])
+    check_topk('all zero', [(warm, end_all, 0, 5)],
+               [(0.0, NAN, 0.0)] * 3)
+    # (d) ties: DAMON's top 2 MiB is 2 MiB of the 4 MiB uniform hot set,
+    # each byte of which is in the oracle's top 2 MiB by 2/4: capture 1,
+    # precision = recall = 2 x 2/4 / 2 = 0.5 = K / 4 MiB, whichever 2 MiB
+    for a in (hot, hot + mib, hot + 2 * mib):
+        check_topk('tie at %d MiB' % ((a - hot) // mib), [
+            (warm, a, 0, 0), (a, a + 2 * mib, 20, 0),
+            (a + 2 * mib, end_all, 0, 0)], [(1.0, 0.5, 0.5)], kk=ks[:1])
+    # hot 4 MiB at 0.8, warm 12 MiB at 0.2, ranked warm first; K = 2 x
+    # H80 = 8 MiB: the oracle's top 8 MiB is hot and 4 of warm's 12 MiB,
+    # each warm byte in by 1/3, 0.8 + 0.2/3 = 13/15; DAMON's 8 MiB of warm
+    # hold 0.2 x 8/12 = 2/15: capture 2/13, precision = recall = 1/3.
+    # The same with warm as two ranges of equal density: one tie level, not
+    # the first range's 6 MiB in by 4/6 and the second's out (DAMON's 6 +
+    # 2 MiB would then hold 4 MiB of the oracle's: 0.5).
+    for name, wsegs in (('tie warm', [(base, base + 12 * mib, 0.2)]),
+                        ('tie warm split',
+                         [(base, base + 6 * mib, 0.1),
+                          (base + 6 * mib, base + 12 * mib, 0.1)])):
+        tw = Truth([(s, e, w, False) for s, e, w in wsegs]
+                   + [(base + 12 * mib, base + 16 * mib, 0.8, True)])
+        check(name + ' H80', tw.mass_bytes(HOT_MASS, page), 4 * mib)
+        check_topk(name, [(base, base + 6 * mib, 20, 0),
+                          (base + 6 * mib, base + 12 * mib, 15, 0),
+                          (base + 12 * mib, base + 16 * mib, 10, 0)],
+                   [(2 / 13, 1 / 3, 1 / 3)], truth=tw, kk=[8 * mib])
+
     tmp = tempfile.mkdtemp(prefix='accuracy-selftest-')
     start = 100 * 10**9
     swap = start + 10_200_000_000
@@ -764,7 +1056,7 @@ def selftest():
             ('window_ns', 20 * 10**9), ('samples', samples),
             ('nr_regions_max', 100), ('aggr_us', 1000000))))
 
-    def hotcold_run(d, good, k, kd, smp):
+    def hotcold_run(d, good, k, kd, smp, regs_at=None):
         layout = ['pid 1', 'page_size 4096', 'mode hotcold',
                   'start_ns %d' % start]
         for p in (0, 1):
@@ -777,7 +1069,9 @@ def selftest():
             # "good" follows the swap 1.3 s late (first new snapshot: the
             # one at swap + 1.3 s); "reversed" ranks the cold set hottest
             new = t >= swap + 1_300_000_000
-            if good:
+            if regs_at:
+                regs = regs_at(t)
+            elif good:
                 regs = [(warm, cold, 3), (cold, cold + 4 * mib, 20 if new
                                           else 0),
                         (cold + 4 * mib, hot, 0), (hot, end_all, 0 if new
@@ -835,9 +1129,59 @@ def selftest():
     check('reversed precision', rev['precision'], 0.0)
     check('reversed coverage', rev['coverage'], wcold, 1e-12)
     check('reversed recovery', rev['recovery_s'], NAN)
+    for name in ('capture_0.5x', 'capture_1x', 'capture_2x',
+                 'precision_1x', 'recall_1x'):
+        check('good ' + name, good[name], 1.0)
+    check('good H80', good['h80_bytes'], 4 * mib)
+    # the lagging snapshots rank the old hot buffer first: in phase 1 it
+    # is 4 of the cold set's 16 MiB, 0.01 x 4/16 / 0.8
+    check('lagging snapshots, capture', len(lag), 2)
+    for s in lag:
+        check('lagging capture@1x', s[5], 0.003125, 1e-12)
+    check('good regain', good['regain_s'], 1.3, 1e-9)
+    # reversed: only before the swap is steady: 4 MiB of cold first
+    check('reversed capture@1x', rev['capture_1x'], 0.003125, 1e-12)
+    check('reversed regain', rev['regain_s'], NAN)
     z = by[('zipf', 'insn', '1')]
     check('zipf precision', z['precision'], 1.0)
     check('zipf coverage', z['coverage'], 0.8, 1e-12)
+    # zipf: H80 = pages 0 and 2 (0.5 + 0.3); 2 x H80 = 4 pages, the
+    # oracle's 0.5 + 0.3 + 0.05 + 0.05 = 0.9, DAMON's only 2 pages (0.8)
+    check('zipf H80', z['h80_bytes'], 2 * page)
+    check('zipf capture@0.5x', z['capture_0.5x'], 1.0, 1e-12)
+    check('zipf capture@1x', z['capture_1x'], 1.0, 1e-12)
+    check('zipf capture@2x', z['capture_2x'], 0.8 / 0.9, 1e-12)
+    check('zipf regain', z['regain_s'], NAN)
+
+    # (e) a run that recovers its precision before its capture (densities
+    # per MiB as above): 0.3 s after the swap the old pattern (capture
+    # 0.003125); at 0.8 s the new hot set's first 3.25 MiB ranked first,
+    # then warm: precision 3.25 / 4 = 0.8125 >= 0.8 x 1 (recovered at
+    # 0.8 s), capture@1x (3.25 x 0.2 + 0.75 x 0.0475) / 0.8 = 0.685625 /
+    # 0.8 = 0.85703125 < 0.9; at 1.3 s its first 3.5 MiB, then warm:
+    # precision 0.875 (< 0.9), capture (0.7 + 0.5 x 0.0475) / 0.8 =
+    # 0.72375 / 0.8 = 0.9046875 >= 0.9: regained at 1.3 s; from 1.8 s the
+    # whole new hot set
+    def gradual(t):
+        if t < swap + 800_000_000:
+            return [(warm, cold, 3), (cold, hot, 0), (hot, end_all, 20)]
+        if t < swap + 1_800_000_000:
+            part = cold + 3 * mib + (mib // 4 if t < swap + 1_300_000_000
+                                     else mib // 2)
+            return [(warm, cold, 3), (cold, part, 20), (part, end_all, 0)]
+        return [(warm, cold, 3), (cold, cold + 4 * mib, 20),
+                (cold + 4 * mib, end_all, 0)]
+
+    gd = os.path.join(tmp + '-gradual', 'insn-1')
+    hotcold_run(gd, True, 1, 10**8, 10**8, gradual)
+    gr = analyze_run(gd, 2 * NS)
+    check('gradual recovery', gr['recovery_s'], 0.8, 1e-9)
+    check('gradual regain', gr['regain_s'], 1.3, 1e-9)
+    part = [s for s in gr['series'] if 11.0 <= s[0] < 11.6]
+    check('gradual partial snapshots', len(part), 2)
+    for s, p, c in zip(part, (0.8125, 0.875), (0.85703125, 0.9046875)):
+        check('gradual precision at %.1f s' % s[0], s[2], p, 1e-12)
+        check('gradual capture@1x at %.1f s' % s[0], s[5], c, 1e-12)
     check('kdamond ips', good['kdamond_ips'], 6e8 / 20)
     check('sampling cpu', good['sampling_cpu'], 1e8 / 20e9)
     cfg = {config_key_of(c): c for c in doc['configs']}
@@ -858,6 +1202,12 @@ def selftest():
           '1.000 [1.000–1.000] |' in md, True)
     check('goal line', 'goal hotcold max regions 100, aggr 1000 ms:' in md
           and md.rstrip().endswith('met'), True)
+    check('table columns', '| precision | coverage | capture@1x | '
+          'recovery s | regain 0.9 s |' in md, True)
+    check('table new cells', '| 0.990 [0.990–0.990] | 1.000 [1.000–1.000] '
+          '| 1.30 [1.30–1.30] | 1.30 [1.30–1.30] |' in md, True)
+    check('table regain never', '| 0.003 [0.003–0.003] | never | never |'
+          in md, True)
     if importlib.util.find_spec('matplotlib'):
         for name in ('accuracy.png', 'precision-time.png'):
             check(name + ' written',
@@ -867,14 +1217,15 @@ def selftest():
         print('selftest: no matplotlib, plots not checked')
 
     if failed:
-        print('selftest: results kept in ' + tmp)
+        print('selftest: results kept in %s and %s-gradual' % (tmp, tmp))
     else:
-        for root, dirs, files in os.walk(tmp, topdown=False):
-            for f in files:
-                os.unlink(os.path.join(root, f))
-            for d in dirs:
-                os.rmdir(os.path.join(root, d))
-        os.rmdir(tmp)
+        for top in (tmp, tmp + '-gradual'):
+            for root, dirs, files in os.walk(top, topdown=False):
+                for f in files:
+                    os.unlink(os.path.join(root, f))
+                for d in dirs:
+                    os.rmdir(os.path.join(root, d))
+            os.rmdir(top)
     print('selftest: %d passed, %d failed' % (passed, failed))
     return 1 if failed else 0
 
