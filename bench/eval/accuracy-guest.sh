@@ -38,6 +38,9 @@ set -u
 export LC_ALL=C
 
 out=$1 wl=$2 runs=$3 workloads=$4 regions=$5 sources=$6 aggr_all=${7:-}
+# EVAL_TRACE=0: no damos_before_apply events, so no snapshots and no
+# precision, but a kdamond cost without the cost of the measurement
+trace=${EVAL_TRACE:-1}
 admin=/sys/kernel/mm/damon/admin/kdamonds
 pmu=/sys/bus/event_source/devices/damon_test
 dtp_stats=/sys/kernel/debug/damon_test_pmu/stats
@@ -192,7 +195,7 @@ one_run()
 	w "$inst/trace_clock" mono
 	w "$inst/buffer_size_kb" 98304
 	w "$inst/trace" ""
-	w "$inst/events/damon/damos_before_apply/enable" 1
+	[ "$trace" = 0 ] || w "$inst/events/damon/damos_before_apply/enable" 1
 	w "$inst/tracing_on" 1
 
 	w "$admin/0/state" on
@@ -221,6 +224,7 @@ one_run()
 	{
 		echo "workload $wlname"
 		echo "source ${src%%:*}"
+		echo "trace $trace"
 		echo "mkold_flush $(cat /sys/module/ops_common/parameters/mkold_flush 2> /dev/null || echo none)"
 		echo "period $period"
 		echo "run $run"

@@ -43,7 +43,8 @@
 # microseconds of the test PMU's access clock, a multiple of 16);
 # EVAL_WORKLOADS ("hotcold:16 zipf:8": WORKLOAD:SECONDS of guest time);
 # EVAL_AGGR_US (the aggregation interval of every source; default: 100 ms
-# with the Accessed bits, 1 s with samples);
+# with the Accessed bits, 1 s with samples); EVAL_TRACE=0 (no region
+# snapshots: the kdamond's cost without that of tracing every region);
 # EVAL_TIER_MODES ("none numab damon-abit damon-perf"), EVAL_TIER_SECS (20),
 # EVAL_TIER_PERIOD (64), EVAL_TIER_RUNS (1: one boot per mode and run); EVAL_TIMEOUT (host seconds
 # per guest, 7200).
@@ -107,7 +108,7 @@ accuracy() {
 	local cmd="rc=0; " r
 
 	for r in $regions; do
-		cmd+="bash $top/bench/eval/accuracy-guest.sh /tmp/out/acc $bin/evalwl $runs '$workloads' $r '$sources' $aggr_us || rc=1; "
+		cmd+="EVAL_TRACE=${EVAL_TRACE:-1} bash $top/bench/eval/accuracy-guest.sh /tmp/out/acc $bin/evalwl $runs '$workloads' $r '$sources' $aggr_us || rc=1; "
 	done
 	guest eval-accuracy 1 2048 "$cmd exit \$rc" ||
 		log "eval: the accuracy guest reported a failure (output: $tp_build/vm/eval-accuracy/output.log)"
