@@ -33,7 +33,7 @@ import re
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import accuracy  # noqa: E402  (read_kv, read_layout, read_events)
+import accuracy  # noqa: E402  (read_kv, read_layout, read_events, ...)
 
 SAMPLE_S = 0.005
 
@@ -48,18 +48,6 @@ def accesses(path):
     with open(path) as f:
         m = re.search(r'^evalwl: done (\d+)', f.read(), re.M)
     return int(m.group(1)) if m else None
-
-
-def snapshots(path):
-    """{T: [(start, end, nr_accesses)]}"""
-    snaps = {}
-    with open(path) as f:
-        for line in f:
-            p = line.split()
-            if len(p) == 5:
-                snaps.setdefault(int(p[0]), []).append(
-                    (int(p[1]), int(p[2]), int(p[3])))
-    return snaps
 
 
 def run_rates(rundir, warmup_s):
@@ -78,14 +66,14 @@ def run_rates(rundir, warmup_s):
     aggr_s = accuracy.meta_num(meta, 'aggr_us', 100000) / 1e6
     lo = ev['start'] + warmup_s * 1e9
     hi = ev.get('swap', ev['end'])
+    snaps = accuracy.read_snapshots(os.path.join(rundir, 'snapshots'))
     rows = []
     for role, s, e, w in phases.get(0, []):
         num = den = 0
-        for t, regions in snapshots(os.path.join(rundir,
-                                                 'snapshots')).items():
+        for t, regions in snaps:
             if not lo <= t < hi:
                 continue
-            for rs, re_, nr in regions:
+            for rs, re_, nr, _ in regions:
                 if s <= rs and re_ <= e:
                     num += nr * (re_ - rs)
                     den += re_ - rs
