@@ -294,7 +294,7 @@ timed_tables() {
 
 # icount_table B: the instruction figures of deterministic boot B
 icount_table() {
-	local RES_BOOTS="bench-icount-%s-$1" h hn hy R tn ty my
+	local RES_BOOTS="bench-icount-%s-$1" h hn hy R tn ty my cp
 
 	printf '   %-22s %10s %10s %9s\n' "handler, per sample" observe=n observe=y y-n
 	for h in vaddr paddr empty; do
@@ -320,14 +320,15 @@ icount_table() {
 			"$([ -n "$pm" ] && f %.1f '(a - b) / 1000 / (log(c / d) / log(2))' "$my" "$pm" "$R" "$pr" || echo -)"
 		pm=$my pr=$R
 	done
-	printf '   %-22s %10s %10s %9s %10s %10s %9s %8s %6s %6s\n' "AUX drain, per record" observe=n observe=y y-n "n +rings" "y +rings" matched "parse" "fast" "copy"
+	printf '   %-22s %10s %10s %9s %10s %10s %9s %8s %6s %6s %7s\n' "AUX drain, per record" observe=n observe=y y-n "n +rings" "y +rings" matched "parse" "fast" "copy" "y-copy"
 	for l in bench spe testpmu mix; do
 		for ops in vaddr paddr; do
 			for R in 10 1000; do
 				tn=$(aux off aux_decode "$l" "$ops" "$R" ps_per_op)
 				ty=$(aux on aux_decode "$l" "$ops" "$R" ps_per_op)
 				[ -n "$tn$ty" ] || continue
-				printf '   %-22s %10s %10s %9s %10s %10s %9s %8s %6s %6s\n' "$l $ops, $R reg." \
+				cp=$(aux on aux_parse "$l" "$ops" "$R" copy_ps_per_op)
+				printf '   %-22s %10s %10s %9s %10s %10s %9s %8s %6s %6s %7s\n' "$l $ops, $R reg." \
 					"$(f %.1f 'a / 1000' "$tn")" "$(f %.1f 'a / 1000' "$ty")" \
 					"$(f %.1f '(b - a) / 1000' "$tn" "$ty")" \
 					"$(f %.1f 'a / 1000' "$(aux off aux_total "$l" "$ops" "$R" ps_per_op)")" \
@@ -335,7 +336,8 @@ icount_table() {
 					"$(f %.3f 'a / b' "$(aux on aux_decode "$l" "$ops" "$R" matched)" "$(aux on aux_decode "$l" "$ops" "$R" iters)")" \
 					"$(f %.1f 'a / 1000' "$(aux on aux_parse "$l" "$ops" "$R" ps_per_op)")" \
 					"$(f %.1f 'a / 1000' "$(aux on aux_parse "$l" "$ops" "$R" fast_ps_per_op)")" \
-					"$(f %.1f 'a / 1000' "$(aux on aux_parse "$l" "$ops" "$R" copy_ps_per_op)")"
+					"$(f %.1f 'a / 1000' "$cp")" \
+					"$(f %.1f '(a - b) / 1000' "$ty" "$cp")"
 			done
 		done
 	done
@@ -419,13 +421,15 @@ icount_tables() {
 	echo "   half ring of records); matched = records matched to a region / records;"
 	echo "   parse = damon_spe_decode_record() alone, fast = damon_spe_decode() with the"
 	echo "   layouts that the drain learns, alone, copy = the copy out in reads alone"
-	echo "   (observe=y)"
+	echo "   (observe=y), y-copy = observe=y without the copy: the decode and the"
+	echo "   report.  The copy is memcpy's rep movsb, which icount counts once per"
+	echo "   byte and a CPU retires as one instruction"
 	echo "   goals: handler y-n <= 10 instructions; drain y/n <= 1.05; perf/A <= 0.1"
 	echo "   at 100k regions (perf/A: the perf path's instructions per sampling"
 	echo "   interval over the Accessed-bit path's, same regions, $(res on "interval " | kv reports | head -n 1) reports per interval);"
 	echo "   report rings <= 4 MiB per context at 256 possible CPUs by default; the"
 	echo "   drain of idle rings <= 100 instructions per CPU; AUX decode <= 300"
-	echo "   instructions per record with observe=y"
+	echo "   instructions per record with observe=y, without the copy (y-copy)"
 	i=$(res on "info ")
 	[ -z "$i" ] || echo "   ring memory per context (observe=y): $(kv entry_size <<<"$i") bytes an entry; $(f %.0f '2^a * b / 1024' "$(kv ring_order_default <<<"$i")" "$(kv entry_size <<<"$i")") KiB per possible CPU at 2^$(kv ring_order_default <<<"$i") entries (the default up to 25 possible CPUs; fewer beyond: report rings above), $(f %.1f '2^a * b / 1048576' "$(kv ring_order_max <<<"$i")" "$(kv entry_size <<<"$i")") MiB at the largest order ($(kv ring_order_max <<<"$i"))"
 }

@@ -41,6 +41,11 @@ out=$1 wl=$2 runs=$3 workloads=$4 regions=$5 sources=$6 aggr_all=${7:-}
 # EVAL_TRACE=0: no damos_before_apply events, so no snapshots and no
 # precision, but a kdamond cost without the cost of the measurement
 trace=${EVAL_TRACE:-1}
+# EVAL_PROFILE=1: perf record the guest (cpu-clock, which counts
+# instructions under icount) over each window, and write the run
+# directory's profile.txt (perf report by task and symbol, with callers)
+# and profile-kdamond.txt (the kdamond's symbols, with their callers)
+profile=${EVAL_PROFILE:-0}
 admin=/sys/kernel/mm/damon/admin/kdamonds
 pmu=/sys/bus/event_source/devices/damon_test
 dtp_stats=/sys/kernel/debug/damon_test_pmu/stats
@@ -171,6 +176,37 @@ trace_to_snapshots()
 		}' "$1"
 }
 
+# profile_start DIR: perf record every CPU in the background (a kernel
+# thread's own recording stays empty), into the guest's /tmp (perf's
+# writes to the shared output directory fail with EFAULT).  The period
+# is prime: under icount a period that divides the sampling interval
+# (5 ms) samples the kdamond at the same point of every interval
+perf_data=/tmp/eval-perf.data
+profile_start()
+{
+	perf record -e cpu-clock -c 99991 -g -a -o "$perf_data" \
+		> "$1/perf.log" 2>&1 &
+	perf_pid=$!
+}
+
+# profile_stop DIR: stop the recording, and report it in DIR/profile.txt, by
+# task name and symbol
+profile_stop()
+{
+	kill -TERM "$perf_pid" 2> /dev/null
+	wait "$perf_pid"
+	perf report -i "$perf_data" --stdio --no-children --sort comm,sym \
+		-g caller,0.5,callee --percent-limit 0.3 > "$1/profile.txt" 2>> "$1/perf.log" ||
+		echo "accuracy: $1: perf report failed (perf.log)"
+	# the kdamond alone, by symbol, shares of its own samples
+	perf report -i "$perf_data" --stdio --no-children --comms kdamond.0 \
+		--percentage relative --sort sym -g caller,0.5,callee,function,percent \
+		--percent-limit 0.3 \
+		> "$1/profile-kdamond.txt" 2>> "$1/perf.log" ||
+		echo "accuracy: $1: perf report failed (perf.log)"
+	rm -f "$perf_data"
+}
+
 # one_run WORKLOAD SECS SOURCE RUN
 one_run()
 {
@@ -206,11 +242,13 @@ one_run()
 	# the workload starts its accesses now, as DAMON runs (--wait-start),
 	# and waits again after them, so that its kdamond is still there
 	kill -USR1 "$pid"
+	[ "$profile" = 0 ] || profile_start "$dir"
 	while ! grep -q '^evalwl: done' "$dir/wl.out"; do
 		sleep 0.1
 		kill -0 "$pid" 2> /dev/null || break
 	done
 	t1=$(date +%s%N)
+	[ "$profile" = 0 ] || profile_stop "$dir"
 	read -r k1 _ < "/proc/$kpid/schedstat" || k1=$k0
 	read -r d1 r1 o1 < <(dtp_total overflow_ns records overflows)
 	w "$admin/0/state" off

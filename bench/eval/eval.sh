@@ -45,6 +45,7 @@
 # EVAL_AGGR_US (the aggregation interval of every source; default: 100 ms
 # with the Accessed bits, 1 s with samples); EVAL_TRACE=0 (no region
 # snapshots: the kdamond's cost without that of tracing every region);
+# EVAL_PROFILE=1 (a perf profile of the kdamond per run: profile.txt);
 # EVAL_TIER_MODES ("none numab damon-abit damon-perf"), EVAL_TIER_SECS (20),
 # EVAL_TIER_PERIOD (64), EVAL_TIER_RUNS (1: one boot per mode and run); EVAL_TIMEOUT (host seconds
 # per guest, 7200).
@@ -108,7 +109,7 @@ accuracy() {
 	local cmd="rc=0; " r
 
 	for r in $regions; do
-		cmd+="EVAL_TRACE=${EVAL_TRACE:-1} bash $top/bench/eval/accuracy-guest.sh /tmp/out/acc $bin/evalwl $runs '$workloads' $r '$sources' $aggr_us || rc=1; "
+		cmd+="EVAL_TRACE=${EVAL_TRACE:-1} EVAL_PROFILE=${EVAL_PROFILE:-0} bash $top/bench/eval/accuracy-guest.sh /tmp/out/acc $bin/evalwl $runs '$workloads' $r '$sources' $aggr_us || rc=1; "
 	done
 	guest eval-accuracy 1 2048 "$cmd exit \$rc" ||
 		log "eval: the accuracy guest reported a failure (output: $tp_build/vm/eval-accuracy/output.log)"
