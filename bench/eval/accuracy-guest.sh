@@ -7,14 +7,16 @@
 # (evalwl hotcold, zipf), each access source (abit: DAMON vaddr's Accessed
 # bits, and DAMON flushes the TLB entry of a page whose bit it clears where
 # the kernel has testpmu/0007 (the eval config); abit-noflush: the same
-# without the flush, as before 0007;
-# bits; insn:PERIOD: a perf_event prep of the damon_test PMU in insn mode,
-# testpmu/README.md section 8) and each run, DAMON monitors the workload
-# and a stat scheme applied every second traces every region
-# (damos_before_apply, trace clock mono).  Sampling is every 5 ms;
-# aggregation every 100 ms with the Accessed bits (DAMON's default) and
-# every second with samples, whose few hundred a second would leave most
-# regions without one in 100 ms (measured: coverage 0.04-0.09 at 100 ms).
+# without the flush, as before 0007; insn:PERIOD: a perf_event prep of the
+# damon_test PMU in insn mode, testpmu/README.md section 8; none: no DAMON
+# context at all, no kdamond and no perf event, the same workload, seconds
+# and seed: the unmonitored baseline of the workload's throughput) and each
+# run, DAMON monitors the workload and a stat scheme applied every second
+# traces every region (damos_before_apply, trace clock mono).  Sampling is
+# every 5 ms; aggregation every 100 ms with the Accessed bits (DAMON's
+# default) and every second with samples, whose few hundred a second would
+# leave most regions without one in 100 ms (measured: coverage 0.04-0.09 at
+# 100 ms).
 # The run directory gets:
 #   layout, events, zipf_weights   the workload's ground truth (evalwl.c)
 #   snapshots   "T START END NR_ACCESSES AGE" per region, T the snapshot's
@@ -24,14 +26,20 @@
 #               vCPU and icount, instructions), sampling_ns (the test PMU's
 #               overflow_ns: time in perf_event_overflow(), DAMON's handler),
 #               window_ns, samples (the PMU's records), overflows and the
-#               skip_* of the PMU, nr_regions_max, trace_lost
+#               skip_* of the PMU, nr_regions_max, trace_lost, seconds,
+#               accesses (evalwl's "done N": the accesses the workload made
+#               in its SECS of guest time, which every instruction that
+#               monitoring costs takes from it).  none: kdamond_ns 0,
+#               period, aggr_us and nr_regions_max 0, the PMU's deltas as
+#               for the others (0 unless something else uses the PMU)
 #
 # usage: accuracy-guest.sh OUT EVALWL RUNS "WORKLOAD:SECS ..." REGIONS \
 #        "SOURCE ..." [AGGR_US]
+#   SOURCE: abit, abit-noflush, insn:PERIOD or none
 #   AGGR_US: one aggregation interval for every source, instead of the
 #   defaults above (so that both sources can run with the same knobs)
 #   e.g. accuracy-guest.sh /tmp/out/acc /x/evalwl 5 "hotcold:10 zipf:6" \
-#        10000 "abit insn:4000 insn:1008 insn:256"
+#        10000 "none abit insn:4000 insn:1008 insn:256"
 # Exit: 0, 1 if a run failed (it is reported and the others go on), 4 if
 # this is not a kernel with the test PMU's insn mode.
 set -u
@@ -78,6 +86,19 @@ dtp_total()
 
 is_abit() { [ "${1%-noflush}" = abit ]; }
 
+# check_source SOURCE: one of the usage's, before any run
+check_source()
+{
+	case "$1" in
+	none|abit|abit-noflush) ;;
+	insn:*)
+		case ${1#insn:} in
+		'' | *[!0-9]*) die "source $1: PERIOD is not a number" ;;
+		esac ;;
+	*) die "source $1: not abit, abit-noflush, insn:PERIOD or none" ;;
+	esac
+}
+
 # mkold_flush SOURCE: DAMON flushes the TLB entry of a page whose Accessed
 # bit it clears for abit, not for abit-noflush (testpmu/0007's parameter);
 # abit-noflush on a kernel without it is abit
@@ -92,10 +113,12 @@ mkold_flush()
 	w "$f" "$([ "$1" = abit ] && echo Y || echo N)"
 }
 
-# aggr_of SOURCE: its aggregation interval in us
+# aggr_of SOURCE: its aggregation interval in us (0: none)
 aggr_of()
 {
-	if [ -n "$aggr_all" ]; then
+	if [ "$1" = none ]; then
+		echo 0
+	elif [ -n "$aggr_all" ]; then
 		echo "$aggr_all"
 	elif is_abit "$1"; then
 		echo 100000
@@ -211,9 +234,10 @@ profile_stop()
 one_run()
 {
 	local wlname=$1 secs=$2 src=$3 run=$4 dir pid kpid line i
-	local k0 k1 t0 t1 d0 d1 period=0 lost
+	local k0 k1 t0 t1 d0 d1 period=0 lost nrmax=0 acc
 
-	is_abit "$src" || period=${src#insn:}
+	is_abit "$src" || [ "$src" = none ] || period=${src#insn:}
+	[ "$src" = none ] || nrmax=$((regions * 2))
 	dir=$out/$wlname-${src/:/-}-r$regions-$run
 	rm -rf "$dir"
 	mkdir -p "$dir"
@@ -225,7 +249,12 @@ one_run()
 	done
 	grep -q '^evalwl: ready' "$dir/wl.out" || { kill "$pid"; echo "accuracy: $dir: the workload did not start"; return 1; }
 
-	ctx_setup "$pid" "$src"
+	if [ "$src" = none ]; then
+		# no kdamond (none left of an earlier run) and no perf event
+		w "$admin/nr_kdamonds" 0
+	else
+		ctx_setup "$pid" "$src"
+	fi
 	[ -d "$inst" ] || mkdir "$inst"
 	w "$inst/tracing_on" 0
 	w "$inst/trace_clock" mono
@@ -234,9 +263,12 @@ one_run()
 	[ "$trace" = 0 ] || w "$inst/events/damon/damos_before_apply/enable" 1
 	w "$inst/tracing_on" 1
 
-	w "$admin/0/state" on
-	read -r kpid < "$admin/0/pid"
-	read -r k0 _ < "/proc/$kpid/schedstat"
+	k0=0 kpid=
+	if [ "$src" != none ]; then
+		w "$admin/0/state" on
+		read -r kpid < "$admin/0/pid"
+		read -r k0 _ < "/proc/$kpid/schedstat"
+	fi
 	read -r d0 r0 o0 < <(dtp_total overflow_ns records overflows)
 	t0=$(date +%s%N)
 	# the workload starts its accesses now, as DAMON runs (--wait-start),
@@ -249,9 +281,10 @@ one_run()
 	done
 	t1=$(date +%s%N)
 	[ "$profile" = 0 ] || profile_stop "$dir"
-	read -r k1 _ < "/proc/$kpid/schedstat" || k1=$k0
+	k1=$k0
+	[ -z "$kpid" ] || read -r k1 _ < "/proc/$kpid/schedstat" || k1=$k0
 	read -r d1 r1 o1 < <(dtp_total overflow_ns records overflows)
-	w "$admin/0/state" off
+	[ "$src" = none ] || w "$admin/0/state" off
 	kill -USR1 "$pid" 2> /dev/null
 	wait "$pid"
 	w "$inst/tracing_on" 0
@@ -259,6 +292,8 @@ one_run()
 	read -r lost < <(awk '/^overrun:/ { s += $2 } END { print s + 0 }' "$inst"/per_cpu/cpu*/stats)
 	trace_to_snapshots "$inst/trace" > "$dir/snapshots"
 	w "$inst/trace" ""
+	acc=$(sed -n 's/^evalwl: done \([0-9]*\)$/\1/p' "$dir/wl.out")
+	[ -n "$acc" ] || echo "accuracy: $dir: no 'evalwl: done N' in wl.out"
 	{
 		echo "workload $wlname"
 		echo "source ${src%%:*}"
@@ -268,23 +303,28 @@ one_run()
 		echo "run $run"
 		echo "regions $regions"
 		echo "aggr_us $(aggr_of "$src")"
-		echo "nr_regions_max $((regions * 2))"
+		echo "nr_regions_max $nrmax"
 		echo "kdamond_ns $((k1 - k0))"
 		echo "sampling_ns $((d1 - d0))"
 		echo "window_ns $((t1 - t0))"
 		echo "samples $((r1 - r0))"
 		echo "overflows $((o1 - o0))"
 		echo "trace_lost $lost"
+		echo "seconds $secs"
+		echo "accesses $acc"
 		line=$(head -n 1 "$dtp_stats")
 		echo "pmu_total ${line#cpu=total }"
 	} > "$dir/meta"
 	echo "accuracy: $(basename "$dir"): $(wc -l < "$dir/snapshots") region lines," \
 		"kdamond $(((k1 - k0) / 1000000)) M insn in $(((t1 - t0) / 1000000)) ms," \
-		"$((r1 - r0)) samples, trace lost $lost"
+		"$((r1 - r0)) samples, $((o1 - o0)) interrupts, $acc accesses, trace lost $lost"
 }
 
 echo "accuracy: kernel $(uname -r), $(nproc) CPU(s), damon_test type $pmu_type," \
 	"regions $regions, runs $runs, workloads '$workloads', sources '$sources'"
+for src in $sources; do
+	check_source "$src"
+done
 for spec in $workloads; do
 	for src in $sources; do
 		for ((run = 1; run <= runs; run++)); do

@@ -28,15 +28,22 @@ directory that has a file named meta, snapshots or layout), with:
               [START, END) in bytes, in address order
   meta        "key value" per line: workload hotcold|zipf, source abit|insn,
               period N (0 for abit), run K, kdamond_ns N, sampling_ns N,
-              window_ns N, samples N, nr_regions_max N.  The guest runs
+              window_ns N, samples N, nr_regions_max N; for the cost
+              table also overflows N (the test PMU's), trace 0|1 (1 if
+              absent), seconds S (else the layout's), accesses N (else
+              wl.out's "evalwl: done N").  The guest runs
               with QEMU's -icount shift=0, so one ns is one instruction:
               kdamond_ns is the kdamond's CPU time in the measured window
               (window_ns long) and sampling_ns the time spent in the PMU
               overflow handlers, both as instructions.  Other keys are
               kept in the JSON; trace_lost N > 0 earns a warning.
+              source none (accuracy-guest.sh): the workload without DAMON,
+              the baseline of the cost table's throughput.
 
 A run that lacks a file, or whose files don't parse, is skipped with a
-warning on stderr.
+warning on stderr.  Runs without snapshots (meta trace 0, or source none)
+are left out of the precision tables without one, and are in the cost
+table.
 
 Per snapshot (truth of the phase the snapshot's T falls in):
   precision  rank the regions by NR_ACCESSES, descending (ties: larger AGE
@@ -110,6 +117,24 @@ capture_1x, capture_2x, precision_1x, recall_1x, regain_s), accuracy.png
 The plots need matplotlib (Debian's python3-matplotlib), and are skipped
 with a warning without it; the rest needs nothing beyond the standard
 library.
+
+The cost table (after the goal lines; "cost" in the JSON), over every run
+with a meta, snapshots or not, per workload, seconds, nr_regions_max,
+aggregation, source, period and trace: the kdamond's instructions a
+second, the test PMU's interrupts a second (its overflows: timer callbacks
+whose period ran out, with or without a record; testpmu/README.md section
+4) and samples a second (records), medians [min-max]; the workload's
+accesses a second (accesses over its loop's time, events' end - start),
+and throughput: the configuration's mean accesses/s over the mean of the
+source none runs of the same workload and seconds, those of the same
+seeds (the layout's seed, else the run number) when every seed of the
+configuration has one ("same seeds": each run's seed's mean, averaged over
+the configuration's runs), else of all of them ("all seeds");
+[min-max] of each run's accesses/s over its baseline (its seed's mean, or
+the mean of all).  whole cost = 1 - throughput.  Under icount every
+instruction that monitoring costs (the kdamond, every interrupt, DAMON's
+handler, the TLB flushes of the Accessed bits) is one the workload does not
+run, so this is the whole cost.  n/a without a none run.
 
 --goal-regions N: for each workload and each nr_regions_max >= N that has
 an abit configuration, whether the most precise insn configuration of that
@@ -760,6 +785,200 @@ def goals(configs, min_regions):
     return lines, out
 
 
+# ---------------------------------------------------------------- cost
+
+def cost_run(rundir):
+    """One run's cost figures, from its meta (and layout, events, wl.out),
+    with snapshots or without; or RunError."""
+    path = os.path.join(rundir, 'meta')
+    if not os.path.isfile(path):
+        raise RunError('no meta')
+    meta = read_kv(path)
+    workload, source = meta.get('workload'), meta.get('source')
+    if workload not in ('hotcold', 'zipf') or not source:
+        raise RunError('meta: workload %r, source %r' % (workload, source))
+    head = {}
+    if os.path.isfile(os.path.join(rundir, 'layout')):
+        head = read_layout(os.path.join(rundir, 'layout'))[0]
+    secs = meta.get('seconds') or head.get('seconds')
+    if not secs:
+        raise RunError('no seconds in meta or layout')
+    try:
+        secs = float(secs)
+    except ValueError:
+        raise RunError('seconds is not a number: %r' % secs)
+    ev = {}
+    if os.path.isfile(os.path.join(rundir, 'events')):
+        ev = read_events(os.path.join(rundir, 'events'))
+    loop_ns = ev['end'] - ev['start'] if 'start' in ev and 'end' in ev \
+        else secs * NS
+    acc = meta_num(meta, 'accesses', -1)
+    if acc < 0 and os.path.isfile(os.path.join(rundir, 'wl.out')):
+        with open(os.path.join(rundir, 'wl.out')) as f:
+            for line in f:
+                p = line.split()
+                if p[:2] == ['evalwl:', 'done'] and len(p) == 3 \
+                        and p[2].isdigit():
+                    acc = int(p[2])
+    window = meta_num(meta, 'window_ns')
+    per_s = NS / window if window > 0 else NAN
+    overflows = meta_num(meta, 'overflows', 0)
+    samples = meta_num(meta, 'samples', 0)
+    if source == 'none' and (overflows or samples):
+        warn('%s: source none, but the PMU counted %d interrupts, %d '
+             'records' % (rundir, overflows, samples))
+    return {
+        'dir': rundir, 'workload': workload, 'source': source,
+        'seconds': secs,
+        'nr_regions_max': meta_num(meta, 'nr_regions_max', 0),
+        'aggr_us': meta_num(meta, 'aggr_us', 0),
+        'period': meta_num(meta, 'period', 0),
+        'trace': meta_num(meta, 'trace', 1),
+        'seed': str(head.get('seed', meta.get('run', ''))),
+        'kdamond_ips': meta_num(meta, 'kdamond_ns') * per_s,
+        'interrupts_per_s': overflows * per_s,
+        'samples_per_s': samples * per_s,
+        'accesses_per_s': acc * NS / loop_ns if acc >= 0 and loop_ns > 0
+        else NAN,
+    }
+
+
+COST_MEDIANS = ('kdamond_ips', 'interrupts_per_s', 'samples_per_s')
+
+
+def cost_key(r):
+    return (r['workload'], r['seconds'], r['nr_regions_max'], r['aggr_us'],
+            r['source'], r['period'], r['trace'])
+
+
+def mean_stat(values):
+    ok = [x for x in values if not math.isnan(x)]
+    return {'mean': statistics.fmean(ok) if ok else NAN,
+            'min': min(ok) if ok else NAN, 'max': max(ok) if ok else NAN,
+            'nan': len(values) - len(ok)}
+
+
+def cost_configs(cruns):
+    """The cost table's rows: per cost_key, the medians of COST_MEDIANS,
+    the mean accesses/s, and the throughput against the none runs."""
+    groups = {}
+    for r in cruns:
+        groups.setdefault(cost_key(r), []).append(r)
+    nones = {}
+    for r in cruns:
+        if r['source'] == 'none' and not math.isnan(r['accesses_per_s']):
+            nones.setdefault((r['workload'], r['seconds']), []).append(r)
+    rows = []
+    for key in sorted(groups, key=lambda k: (k[0], k[1], k[4] != 'none',
+                                             k[2], k[3],
+                                             not k[4].startswith('abit'),
+                                             k[4], k[5], k[6])):
+        rs = groups[key]
+        stats = {}
+        for m in COST_MEDIANS:
+            v = [r[m] for r in rs]
+            ok = [x for x in v if not math.isnan(x)]
+            stats[m] = {'median': statistics.median(ok) if ok else NAN,
+                        'min': min(ok) if ok else NAN,
+                        'max': max(ok) if ok else NAN,
+                        'nan': len(v) - len(ok)}
+        stats['accesses_per_s'] = mean_stat([r['accesses_per_s']
+                                             for r in rs])
+        ok = [r for r in rs if not math.isnan(r['accesses_per_s'])]
+        base = nones.get(key[:2], [])
+        by_seed = {}
+        for n in base:
+            by_seed.setdefault(n['seed'], []).append(n['accesses_per_s'])
+        by_seed = {k: statistics.fmean(v) for k, v in by_seed.items()}
+        same = bool(ok) and all(r['seed'] in by_seed for r in ok)
+        thr = {'mean': NAN, 'min': NAN, 'max': NAN}
+        baseline = None
+        if base and ok:
+            if same:
+                # each run against its seed's none mean
+                dens = [by_seed[r['seed']] for r in ok]
+                seeds = {r['seed'] for r in ok}
+                used = [n for n in base if n['seed'] in seeds]
+            else:
+                dens = [statistics.fmean(n['accesses_per_s']
+                                         for n in base)] * len(ok)
+                used = base
+            ratios = [r['accesses_per_s'] / d for r, d in zip(ok, dens)]
+            thr = {'mean': statistics.fmean(r['accesses_per_s'] for r in ok)
+                   / statistics.fmean(dens),
+                   'min': min(ratios), 'max': max(ratios)}
+            baseline = {'runs': len(used), 'same_seeds': same,
+                        'seeds': sorted({n['seed'] for n in used}),
+                        'accesses_per_s': statistics.fmean(
+                            n['accesses_per_s'] for n in used),
+                        'run_dirs': [n['dir'] for n in used]}
+        rows.append({
+            'workload': key[0], 'seconds': key[1], 'nr_regions_max': key[2],
+            'aggr_us': key[3], 'source': key[4], 'period': key[5],
+            'trace': key[6], 'runs': len(rs), 'stats': stats,
+            'throughput': thr,
+            'whole_cost': {'mean': 1 - thr['mean'], 'min': 1 - thr['max'],
+                           'max': 1 - thr['min']},
+            'baseline': baseline,
+            'per_run': [{'dir': r['dir'], 'seed': r['seed'],
+                         'accesses_per_s': r['accesses_per_s']}
+                        for r in rs]})
+    return rows
+
+
+COST_CAPTION = (
+    'Cost, every run (with snapshots or without: EVAL_TRACE=0, source '
+    'none).  Under -icount every instruction that monitoring costs is '
+    'taken from the workload, so its throughput measures the whole cost.  '
+    'kdamond Minsn/s: the kdamond\'s CPU time (instructions).  '
+    'interrupts/s: the test PMU\'s `overflows` (testpmu/README.md section '
+    '4: timer callbacks whose period ran out, i.e. emulated interrupts, '
+    'with a record or without one; re-arms of periods over 1 s are not '
+    'counted).  samples/s: its records.  These three: median [min–max] '
+    'over runs.  M accesses/s: evalwl\'s `done N` over its loop\'s time, '
+    'mean [min–max].  throughput: the mean accesses/s over that of the '
+    '`none` runs (no DAMON) of the same workload and seconds, of the same '
+    'seeds where each seed has one, else of all (the baseline column); '
+    '[min–max] of each run\'s over its baseline.  whole cost = 1 - '
+    'throughput.  n/a: no `none` run.')
+
+
+def cost_table(rows):
+    cols = ['workload', 'seconds', 'max regions', 'aggr ms', 'source',
+            'period', 'traced', 'runs', 'kdamond Minsn/s', 'interrupts/s',
+            'samples/s', 'M accesses/s', 'throughput', 'whole cost',
+            'baseline']
+    lines = [COST_CAPTION, '',
+             '| ' + ' | '.join(cols) + ' |',
+             '|' + '|'.join('---' for _ in cols) + '|']
+
+    def mean_fmt(st, fmt, scale=1.0):
+        if math.isnan(st['mean']):
+            return 'n/a'
+        return '%s [%s–%s]' % (fmt % (st['mean'] * scale),
+                               fmt % (st['min'] * scale),
+                               fmt % (st['max'] * scale))
+
+    for c in rows:
+        st, b = c['stats'], c['baseline']
+        row = [c['workload'], '%g' % c['seconds'],
+               str(c['nr_regions_max']) if c['nr_regions_max'] else '–',
+               '%g' % (c['aggr_us'] / 1000) if c['aggr_us'] else '–',
+               c['source'], str(c['period']) if c['period'] else '–',
+               'yes' if c['trace'] else 'no', str(c['runs']),
+               fmt_stat(st['kdamond_ips'], '%.3g', 1e-6),
+               fmt_stat(st['interrupts_per_s'], '%.0f'),
+               fmt_stat(st['samples_per_s'], '%.0f'),
+               mean_fmt(st['accesses_per_s'], '%.2f', 1e-6),
+               mean_fmt(c['throughput'], '%.3f'),
+               mean_fmt(c['whole_cost'], '%.3f'),
+               ('%d none, %s seeds (%s)' % (
+                   b['runs'], 'same' if b['same_seeds'] else 'all',
+                   ', '.join(b['seeds']))) if b else 'n/a']
+        lines.append('| ' + ' | '.join(row) + ' |')
+    return lines
+
+
 # ---------------------------------------------------------------- plots
 
 def label(c, configs):
@@ -865,8 +1084,18 @@ def jsonable(x):
 def run(results, outdir=None, goal_regions=None, warmup=2.0, out=sys.stdout):
     """Analyze RESULTS; returns the JSON document (also written)."""
     outdir = outdir or results
-    runs = []
+    runs, cruns = [], []
     for d in find_runs(results):
+        snapshots = True
+        if os.path.isfile(os.path.join(d, 'meta')):
+            try:
+                cruns.append(cost_run(d))
+                snapshots = cruns[-1]['source'] != 'none' \
+                    and cruns[-1]['trace'] != 0
+            except (RunError, OSError, ValueError) as e:
+                warn('no cost of %s: %s' % (d, e))
+        if not snapshots:
+            continue  # in the cost table only
         try:
             runs.append(analyze_run(d, warmup * NS))
         except (RunError, OSError, ValueError) as e:
@@ -878,15 +1107,17 @@ def run(results, outdir=None, goal_regions=None, warmup=2.0, out=sys.stdout):
     goal_lines, goal_data = ([], [])
     if goal_regions is not None:
         goal_lines, goal_data = goals(configs, goal_regions)
+    cost = cost_configs(cruns)
     text = '\n'.join(lines) + '\n'
     if goal_lines:
         text += '\n' + '\n'.join(goal_lines) + '\n'
+    text += '\n' + '\n'.join(cost_table(cost)) + '\n'
     out.write(text)
     os.makedirs(outdir, exist_ok=True)
     with open(os.path.join(outdir, 'accuracy.md'), 'w') as f:
         f.write(text)
     doc = {'configs': configs, 'runs': runs, 'goals': goal_data,
-           'warmup_s': warmup}
+           'cost': cost, 'warmup_s': warmup}
     with open(os.path.join(outdir, 'accuracy.json'), 'w') as f:
         json.dump(jsonable(doc), f, indent=1)
         f.write('\n')
@@ -1049,15 +1280,15 @@ def selftest():
         with open(os.path.join(d, name), 'w') as f:
             f.write(text)
 
-    def meta(d, workload, source, period, k, kd, smp, samples):
+    def meta(d, workload, source, period, k, kd, smp, samples, extra=()):
         write(d, 'meta', ''.join('%s %s\n' % kv for kv in (
             ('workload', workload), ('source', source), ('period', period),
             ('run', k), ('kdamond_ns', kd), ('sampling_ns', smp),
             ('window_ns', 20 * 10**9), ('samples', samples),
-            ('nr_regions_max', 100), ('aggr_us', 1000000))))
+            ('nr_regions_max', 100), ('aggr_us', 1000000)) + tuple(extra)))
 
-    def hotcold_run(d, good, k, kd, smp, regs_at=None):
-        layout = ['pid 1', 'page_size 4096', 'mode hotcold',
+    def hotcold_run(d, good, k, kd, smp, regs_at=None, extra=()):
+        layout = ['pid 1', 'page_size 4096', 'mode hotcold', 'seconds 20',
                   'start_ns %d' % start]
         for p in (0, 1):
             layout += ['phase %d %s %d %d %.17g' % ((p,) + r)
@@ -1085,18 +1316,30 @@ def selftest():
             snaps += ['%d %d %d %d 7' % ((t,) + r) for r in regs]
         write(d, 'snapshots', '\n'.join(snaps) + '\n')
         meta(d, 'hotcold', 'insn' if good else 'abit', 1000 if good else 0,
-             k, kd, smp, 40000 if good else 0)
+             k, kd, smp, 40000 if good else 0, extra)
 
+    # the cost table's accesses (in 20 s): none (no DAMON) 2.0e9 and
+    # 2.2e9 with seeds 1 and 2; insn 1.8e9 and 2.09e9 (accesses in meta),
+    # 0.9 and 0.95 of their seeds', mean 0.9725e8/s over 1.05e8/s; abit
+    # 1.6e9 and 1.76e9, 0.8 of each (wl.out's done line: runs of before
+    # meta's accesses)
     for k in (1, 2):
         hotcold_run(os.path.join(tmp, 'insn-%d' % k), True, k,
-                    (4 + 2 * k) * 10**8, 10**8)
+                    (4 + 2 * k) * 10**8, 10**8, extra=(
+                        ('overflows', 200000 * k), ('trace', 1),
+                        ('seconds', 20),
+                        ('accesses', (1800000000, 2090000000)[k - 1])))
         hotcold_run(os.path.join(tmp, 'abit-%d' % k), False, k,
                     10**10, 0)
+        write(os.path.join(tmp, 'abit-%d' % k), 'wl.out',
+              'evalwl: ready 1\nevalwl: done %d\n'
+              % (1600000000, 1760000000)[k - 1])
 
     # zipf: 8 pages, the heaviest two (pages 0 and 2) hold 80%
     zw = [0.5, 0.05, 0.3, 0.05, 0.04, 0.03, 0.02, 0.01]
     d = os.path.join(tmp, 'zipf-1')
-    write(d, 'layout', 'pid 1\npage_size 4096\nmode zipf\nstart_ns %d\n'
+    write(d, 'layout', 'pid 1\npage_size 4096\nmode zipf\nseconds 20\n'
+          'start_ns %d\n'
           'zipf buf %d %d\n' % (start, base, base + 8 * page))
     write(d, 'events', 'start %d\nend %d\n' % (start, end))
     a = array.array('d', zw)
@@ -1112,6 +1355,36 @@ def selftest():
 
     # a run without its snapshots: skipped with a warning
     meta(os.path.join(tmp, 'broken'), 'hotcold', 'insn', 1000, 3, 1, 1, 1)
+
+    # runs without snapshots (none; EVAL_TRACE=0), in the cost table only:
+    # as accuracy-guest.sh writes them, an empty snapshots file
+    def bare_run(d, source, period, k, kd, acc, nrmax=100, aggr=1000000,
+                 trace=0):
+        write(d, 'layout', 'pid 1\npage_size 4096\nmode hotcold\n'
+              'seconds 20\nseed %d\nstart_ns %d\n' % (k, start) + ''.join(
+                  'phase %d %s %d %d %.17g\n' % ((p,) + r)
+                  for p in (0, 1) for r in phases[p]))
+        write(d, 'events', 'start %d\nswap %d\nend %d\n'
+              % (start, swap, end))
+        write(d, 'snapshots', '')
+        write(d, 'wl.out', 'evalwl: ready 1\nevalwl: done %d\n' % acc)
+        write(d, 'meta', ''.join('%s %s\n' % kv for kv in (
+            ('workload', 'hotcold'), ('source', source), ('period', period),
+            ('run', k), ('trace', trace), ('kdamond_ns', kd),
+            ('sampling_ns', 0), ('window_ns', 20 * 10**9),
+            ('samples', 0 if source == 'none' else 8000),
+            ('overflows', 0 if source == 'none' else 80000),
+            ('nr_regions_max', nrmax), ('aggr_us', aggr), ('seconds', 20),
+            ('accesses', acc))))
+
+    for k, acc in ((1, 2000000000), (2, 2200000000)):
+        bare_run(os.path.join(tmp, 'none-%d' % k), 'none', 0, k, 0, acc,
+                 nrmax=0, aggr=0, trace=1)
+    # seeds 1 and 3, 3 without a none run: against all none runs'
+    # 1.05e8/s: 0.95e8 and 1.05e8, mean 1e8 / 1.05e8
+    for k, acc in ((1, 1900000000), (3, 2100000000)):
+        bare_run(os.path.join(tmp, 'notrace-%d' % k), 'insn', 256, k,
+                 2 * 10**8, acc)
 
     with open(os.devnull, 'w') as null:
         doc = run(tmp, goal_regions=100, out=null)
@@ -1200,14 +1473,71 @@ def selftest():
     check('table row', '| hotcold | insn | 1000 | 100 | 1000 | '
           '2000 [2000–2000] | '
           '1.000 [1.000–1.000] |' in md, True)
-    check('goal line', 'goal hotcold max regions 100, aggr 1000 ms:' in md
-          and md.rstrip().endswith('met'), True)
+    check('goal line', [line.endswith(': met') for line in md.split('\n')
+                        if line.startswith('goal hotcold max regions 100, '
+                                           'aggr 1000 ms:')], [True])
     check('table columns', '| precision | coverage | capture@1x | '
           'recovery s | regain 0.9 s |' in md, True)
     check('table new cells', '| 0.990 [0.990–0.990] | 1.000 [1.000–1.000] '
           '| 1.30 [1.30–1.30] | 1.30 [1.30–1.30] |' in md, True)
     check('table regain never', '| 0.003 [0.003–0.003] | never | never |'
           in md, True)
+
+    # the cost table: every run with a meta, snapshots or not; none of the
+    # snapshot-less ones in the precision tables (5 runs, as above)
+    check('precision configs', sorted(cfg), sorted([
+        ('hotcold', 'insn', 1000, 100, 1000000),
+        ('hotcold', 'abit', 0, 100, 1000000),
+        ('zipf', 'insn', 1000, 100, 1000000)]))
+    cost = {(c['workload'], c['source'], c['period'], c['trace']): c
+            for c in doc['cost']}
+    check('cost rows', sorted(cost), sorted([
+        ('hotcold', 'none', 0, 1), ('hotcold', 'abit', 0, 1),
+        ('hotcold', 'insn', 1000, 1), ('hotcold', 'insn', 256, 0),
+        ('zipf', 'insn', 1000, 1)]))
+    ci = cost[('hotcold', 'insn', 1000, 1)]
+    check('cost runs', ci['runs'], 2)
+    check('cost throughput', ci['throughput']['mean'], 0.9725 / 1.05,
+          1e-12)
+    check('cost throughput min', ci['throughput']['min'], 0.9, 1e-12)
+    check('cost throughput max', ci['throughput']['max'], 0.95, 1e-12)
+    check('cost whole', ci['whole_cost']['mean'], 1 - 0.9725 / 1.05, 1e-12)
+    check('cost same seeds', (ci['baseline']['same_seeds'],
+                              ci['baseline']['seeds']), (True, ['1', '2']))
+    check('cost interrupts/s', ci['stats']['interrupts_per_s']['median'],
+          15000.0)
+    ca = cost[('hotcold', 'abit', 0, 1)]
+    check('cost abit throughput (wl.out)', (ca['throughput']['mean'],
+                                            ca['throughput']['min'],
+                                            ca['throughput']['max']),
+          (0.8, 0.8, 0.8))
+    cn = cost[('hotcold', 'insn', 256, 0)]
+    check('cost snapshot-less runs', cn['runs'], 2)
+    check('cost snapshot-less kdamond', cn['stats']['kdamond_ips']['median'],
+          1e7)
+    check('cost all seeds', (cn['baseline']['same_seeds'],
+                             cn['baseline']['runs']), (False, 2))
+    check('cost all-seeds throughput', cn['throughput']['mean'], 1 / 1.05,
+          1e-12)
+    check('cost all-seeds min', cn['throughput']['min'], 0.95 / 1.05, 1e-12)
+    c0 = cost[('hotcold', 'none', 0, 1)]
+    check('cost none', (c0['runs'], c0['throughput']['mean'],
+                        c0['stats']['interrupts_per_s']['max'],
+                        c0['stats']['kdamond_ips']['max']), (2, 1.0, 0, 0))
+    check('cost no baseline', (math.isnan(cost[('zipf', 'insn', 1000, 1)][
+        'throughput']['mean']), cost[('zipf', 'insn', 1000, 1)]['baseline']),
+        (True, None))
+    check('cost table row', '| hotcold | 20 | 100 | 1000 | insn | 1000 | yes '
+          '| 2 | 35 [30–40] | 15000 [10000–20000] | 2000 [2000–2000] | '
+          '97.25 [90.00–104.50] | 0.926 [0.900–0.950] | 0.074 [0.050–0.100] '
+          '| 2 none, same seeds (1, 2) |' in md, True)
+    check('cost table all seeds', '| 0.952 [0.905–1.000] | 0.048 '
+          '[0.000–0.095] | 2 none, all seeds (1, 2) |' in md, True)
+    check('cost table n/a', '| n/a | n/a | n/a |' in md, True)
+    check('cost caption', 'the test PMU\'s `overflows`' in md, True)
+    with open(os.path.join(tmp, 'accuracy.json')) as f:
+        check('cost in the JSON', len(json.load(f)['cost']), 5)
+
     if importlib.util.find_spec('matplotlib'):
         for name in ('accuracy.png', 'precision-time.png'):
             check(name + ' written',

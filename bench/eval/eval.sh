@@ -40,7 +40,9 @@
 # settings add up.
 # Env: EVAL_RUNS (5); EVAL_REGIONS (10000: DAMON's min_nr_regions, max is
 # twice; a list makes one set of runs per value); EVAL_SOURCES ("abit insn:4000 insn:1008 insn:256": insn:PERIOD in
-# microseconds of the test PMU's access clock, a multiple of 16);
+# microseconds of the test PMU's access clock, a multiple of 16; abit,
+# abit-noflush; none: no DAMON at all, the workload's unmonitored
+# throughput, against which accuracy.py's cost table puts the others);
 # EVAL_WORKLOADS ("hotcold:16 zipf:8": WORKLOAD:SECONDS of guest time);
 # EVAL_AGGR_US (the aggregation interval of every source; default: 100 ms
 # with the Accessed bits, 1 s with samples); EVAL_TRACE=0 (no region
