@@ -1001,6 +1001,9 @@ def plots(configs, groups, outdir):
         return []
     written = []
     workloads = sorted({c['workload'] for c in configs})
+    if not workloads:
+        # only runs without snapshots: the cost table, nothing to plot
+        return written
     fig, axes = plt.subplots(1, len(workloads), squeeze=False,
                              figsize=(6 * len(workloads), 4.5))
     for ax, wl in zip(axes[0], workloads):
