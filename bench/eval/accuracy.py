@@ -666,6 +666,16 @@ def sort_key(key):
     return (key[0], not key[1].startswith('abit'), key[1], key[2], key[3], key[4])
 
 
+def median_stat(v):
+    """median, min and max of the values of v that are not NaN, and the
+    number of NaNs"""
+    ok = [x for x in v if not math.isnan(x)]
+    return {'median': statistics.median(ok) if ok else NAN,
+            'min': min(ok) if ok else NAN,
+            'max': max(ok) if ok else NAN,
+            'nan': len(v) - len(ok)}
+
+
 def aggregate(runs):
     groups = {}
     for r in runs:
@@ -675,12 +685,7 @@ def aggregate(runs):
         rs = groups[key]
         stats = {}
         for m in METRICS:
-            v = [r[m] for r in rs]
-            ok = [x for x in v if not math.isnan(x)]
-            stats[m] = {'median': statistics.median(ok) if ok else NAN,
-                        'min': min(ok) if ok else NAN,
-                        'max': max(ok) if ok else NAN,
-                        'nan': len(v) - len(ok)}
+            stats[m] = median_stat([r[m] for r in rs])
         configs.append({'workload': key[0], 'source': key[1],
                         'period': key[2], 'nr_regions_max': key[3],
                         'aggr_us': key[4],
@@ -876,12 +881,7 @@ def cost_configs(cruns):
         rs = groups[key]
         stats = {}
         for m in COST_MEDIANS:
-            v = [r[m] for r in rs]
-            ok = [x for x in v if not math.isnan(x)]
-            stats[m] = {'median': statistics.median(ok) if ok else NAN,
-                        'min': min(ok) if ok else NAN,
-                        'max': max(ok) if ok else NAN,
-                        'nan': len(v) - len(ok)}
+            stats[m] = median_stat([r[m] for r in rs])
         stats['accesses_per_s'] = mean_stat([r['accesses_per_s']
                                              for r in rs])
         ok = [r for r in rs if not math.isnan(r['accesses_per_s'])]
