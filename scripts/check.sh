@@ -172,6 +172,9 @@ light_checks() {
 
 compile_checks() {
 	det per-patch bash "$TOP/scripts/per-patch.sh"
+	# each part of patches/parts as it is posted: its cover letter, and a
+	# part for the base alone (perf core) applied and built there
+	det parts bash "$TOP/scripts/parts-check.sh"
 	det bloat-off bash "$TOP/scripts/bloat-check.sh"
 	for v in $(variants); do
 		det "static-$v" bash "$TOP/scripts/static-check.sh" "$v"
