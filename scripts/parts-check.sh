@@ -94,11 +94,13 @@ for p in "${linux_parts[@]}"; do
 	ok "part $name (patches $first-$last) applies on the base alone"
 	mapfile -t dirs < <(git -C "$dir" diff --name-only base HEAD -- '*.c' | xargs -r -n1 dirname | sort -u | sed 's|$|/|')
 	[ ${#dirs[@]} -gt 0 ] || { ok "part $name changes no C file"; continue; }
-	if DAMON_PERF_SRC=$dir CCACHE_BASEDIR=$dir bash "$TOP/scripts/build.sh" on "${dirs[@]}" \
-		>"$LOGS/parts-$name-build.log" 2>&1; then
-		ok "part $name builds alone on the base: ${dirs[*]}"
+	# its own logs: build.sh's build-on.log is the queue's
+	mkdir -p "$LOGS/parts"
+	if DAMON_PERF_SRC=$dir DAMON_PERF_LOGS=$LOGS/parts CCACHE_BASEDIR=$dir \
+		bash "$TOP/scripts/build.sh" on "${dirs[@]}" >"$LOGS/parts-$name-build.log" 2>&1; then
+		ok "part $name builds alone on the base: ${dirs[*]} ($(grep -c '^  CC ' "$LOGS/parts/build-on.log") objects compiled)"
 	else
-		tail -n 20 "$LOGS/parts-$name-build.log"
+		tail -n 20 "$LOGS/parts/build-on.log"
 		bad "part $name does not build alone on the base: ${dirs[*]}"
 	fi
 done
