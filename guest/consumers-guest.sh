@@ -14,10 +14,11 @@
 # perf script and trace-cmd report must print, for every damon_perf_sample,
 # addr= data_src= period= cpu= reason= context= sample_flags= sample_type=,
 # and for every damon_perf_drain total= matched= updated= dropped=, with
-# plausible values: hexadecimal addr, data_src and flags; reason 0..4,
-# context 0..3, cpu below the number of CPUs, period >= 1; matched <= total,
-# updated <= matched.  There must be a drain that dequeued reports, and for
-# trace-cmd a reason=0 sample with a non-zero address.  perf and BPF cannot
+# plausible values: hexadecimal addr and data_src; flags by name (the
+# PERF_SAMPLE_* names joined by |); the reason (valid..inv_phys) and the
+# context (process..nmi) by name; cpu below the number of CPUs, period >= 1;
+# matched <= total, updated <= matched.  There must be a drain that dequeued
+# reports, and for trace-cmd a reason=valid sample with a non-zero address.  perf and BPF cannot
 # see the page-faults event's samples (perf's recursion guard, below): for
 # them, the samples of the control event must come through instead, and a
 # note says that the page-faults samples did not.
@@ -46,7 +47,7 @@
 #
 # The control event: by default the DAMON context gets a second perf event,
 # cpu-clock (type 1, config 0, every 1 ms), whose samples have no data
-# address (reason 2) and whose overflow handler runs in hardirq (context 2).
+# address (reason=addr_zero) and whose overflow handler runs in hardirq.
 # It does not change what is asserted.  It tells apart "this tool cannot read
 # damon_perf_sample at all" from "the samples of the page-faults event do not
 # reach this tool": the page-faults event's overflow handler, where
@@ -122,6 +123,10 @@ check_lines() {
 	}
 	function dec(x) { return x ~ /^[0-9]+$/ }
 	function hex(x) { return x ~ /^0x[0-9a-fA-F]+$/ }
+	# __print_flags: names joined by "|", and the unnamed rest in hex
+	function flags(x) { return x ~ /^(([A-Z_]+|0x[0-9a-fA-F]+)(\|([A-Z_]+|0x[0-9a-fA-F]+))*)?$/ }
+	# the code of a name that the kernel prints, or "-"
+	function code(x, names) { return (x in names) ? names[x] : "-" }
 	function bad(why) {
 		nbad++
 		if (nbad <= 5)
@@ -130,6 +135,15 @@ check_lines() {
 	BEGIN {
 		ns = split("addr data_src period cpu reason context sample_flags sample_type", SK, " ")
 		nd = split("total matched updated dropped", DK, " ")
+		n = split("valid null addr_zero kernel inv_phys xlate_fail guest not_ldst malformed", a, " ")
+		for (i = 1; i <= n; i++)
+			RN[a[i]] = i - 1
+		n = split("process softirq hardirq nmi", a, " ")
+		for (i = 1; i <= n; i++)
+			CN[a[i]] = i - 1
+		n = split("tgid no_region boundary", a, " ")
+		for (i = 1; i <= n; i++)
+			MN[a[i]] = i
 	}
 	/damon_perf_sample:/ {
 		nsamp++
@@ -138,12 +152,13 @@ check_lines() {
 			if (v(SK[i]) == "-")
 				miss = miss " " SK[i]
 		if (miss != "") { bad("missing" miss); next }
-		a = v("addr"); r = v("reason"); c = v("context")
+		a = v("addr"); r = code(v("reason"), RN); c = code(v("context"), CN)
 		cpu = v("cpu"); p = v("period")
-		if (!hex(a) || !hex(v("data_src")) || !hex(v("sample_flags")) ||
-		    !hex(v("sample_type"))) { bad("addr/data_src/flags not hex"); next }
-		if (!dec(r) || r + 0 > 4) { bad("reason not in 0..4"); next }
-		if (!dec(c) || c + 0 > 3) { bad("context not in 0..3"); next }
+		if (!hex(a) || !hex(v("data_src"))) { bad("addr/data_src not hex"); next }
+		if (!flags(v("sample_flags")) || !flags(v("sample_type")) ||
+		    v("sample_type") == "") { bad("flags not by name"); next }
+		if (!dec(r) || r + 0 > 4) { bad("reason not valid..inv_phys by name"); next }
+		if (!dec(c)) { bad("context not process..nmi by name"); next }
 		if (!dec(cpu) || cpu + 0 >= ncpu) { bad("cpu not below " ncpu); next }
 		if (!dec(p) || p + 0 < 1) { bad("period below 1"); next }
 		byr[r + 0]++
@@ -177,7 +192,7 @@ check_lines() {
 	/damon_perf_report_missed:/ {
 		nmiss++
 		if (!hex(v("addr")) || !dec(v("cpu")) || v("cpu") + 0 >= ncpu ||
-		    !dec(v("reason")) || v("reason") + 0 < 1 || v("reason") + 0 > 3)
+		    code(v("reason"), MN) == "-")
 			bad("report_missed: addr/cpu/reason")
 		else if (nmiss == 1)
 			ex[++nex] = $0
@@ -207,7 +222,7 @@ check_lines() {
 			print "e: " ex[i]
 		ok = 1
 		if (need != "none" && !nsamp) { print "bad: no damon_perf_sample line"; ok = 0 }
-		else if (need == "valid" && !nvalid) { print "bad: no reason=0 damon_perf_sample with a non-zero addr"; ok = 0 }
+		else if (need == "valid" && !nvalid) { print "bad: no reason=valid damon_perf_sample with a non-zero addr"; ok = 0 }
 		if (!ndrain) { print "bad: no damon_perf_drain line"; ok = 0 }
 		else if (!nbusy) { print "bad: no damon_perf_drain with total > 0"; ok = 0 }
 		if (nbad)
@@ -407,7 +422,7 @@ as_text() {
 }
 
 # judge_lines CHECK TEXT ERRLOG [NEED]: PASS or FAIL CHECK on check_lines of
-# TEXT.  NEED: "valid" (default), a reason-0 damon_perf_sample with an
+# TEXT.  NEED: "valid" (default), a reason=valid damon_perf_sample with an
 # address must be there; "sample", any damon_perf_sample; "none", none.
 judge_lines() {
 	local name=$1 txt=$2 err=$3 need=${4:-valid} res rc _ nsamp nctx0 ndrain
@@ -418,14 +433,14 @@ judge_lines() {
 		pass "$name" "$(grep '^summary: ' <<<"$res" | cut -d' ' -f2-)"
 		grep '^e: ' <<<"$res" | cut -d' ' -f2- | evidence 5
 		[ "$need" != valid ] && [ "${nctx0:-0}" -eq 0 ] &&
-			echo "    note: as expected for perf-based consumers, no damon_perf_sample of the page-faults event (context=0) came through: perf's recursion guard drops tracepoints fired inside a software event's overflow handler (perf-observability.rst); the cpu-clock control event's samples (hardirq) did"
+			echo "    note: as expected for perf-based consumers, no damon_perf_sample of the page-faults event (context=process) came through: perf's recursion guard drops tracepoints fired inside a software event's overflow handler (perf-observability.rst); the cpu-clock control event's samples (hardirq) did"
 		return
 	fi
 	fail "$name" "$(grep '^summary: ' <<<"$res" | cut -d' ' -f2-)"
 	grep '^bad: ' <<<"$res" | evidence 6
 	grep '^e: ' <<<"$res" | cut -d' ' -f2- | evidence 4
 	if [ "${nctx0:-0}" -eq 0 ] && [ $((${nsamp:-0} + ${ndrain:-0})) -gt 0 ]; then
-		echo "    hint: no damon_perf_sample of the page-faults event (context=0) came through, while other damon events did: perf's recursion guard drops tracepoints fired inside a software event's overflow handler for perf and BPF-on-perf consumers (see the header of this script)"
+		echo "    hint: no damon_perf_sample of the page-faults event (context=process) came through, while other damon events did: perf's recursion guard drops tracepoints fired inside a software event's overflow handler for perf and BPF-on-perf consumers (see the header of this script)"
 	fi
 	[ -s "$txt" ] || echo "    (no output; last lines of the tool's log follow)"
 	[ -s "$err" ] && tail -n 4 "$err" | evidence 4

@@ -34,7 +34,7 @@
 #     events     while DAMON runs, the PMU's events file lists an event per
 #                online CPU and none with large=1 (DAMON's attr keeps large
 #                PEBS off); none is left after the stop
-#     hardirq    every damon_perf_sample traced has context=2 (hardirq), and
+#     hardirq    every damon_perf_sample traced has context=hardirq, and
 #                as many were traced as perf_stats counts callbacks
 #     samples    page_faults: callbacks came
 #     hotcold    vaddr: a tried region (stat scheme) of the hot buffer has
@@ -124,7 +124,7 @@
 #     laws       as above (lib/perf_stats.sh: not_ldst and malformed are
 #                reasons; the aux_* rows are not)
 #     hotcold    as above
-#     context    every damon_perf_sample traced has context=0 (the kdamond's
+#     context    every damon_perf_sample traced has context=process (the kdamond's
 #                drain), as many as perf_stats counts callbacks
 #     trace-cpu  per CPU, as many records traced with its cpu= as the PMU
 #                wrote on it (the CPU whose PMU wrote a record)

@@ -13,6 +13,7 @@ directories made here.
 import io
 import json
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -26,6 +27,31 @@ SCRIPT = os.path.join(HERE, 'damon_perf_funnel.py')
 sys.path.insert(0, HERE)
 
 import damon_perf_funnel as funnel  # noqa: E402
+
+# The names by which the kernel prints the reasons and the context, from the
+# trace header of the same tree: EM(ENUM, "name") lines of each list, whose
+# enums count up from the first code (0 for the sample reasons and contexts,
+# 1 for the miss reasons).
+TRACE_HEADER = os.path.join(HERE, '..', '..', '..', '..', 'include', 'trace',
+                            'events', 'damon.h')
+
+
+def kernel_names(macro, first):
+    """{code: name} of the list MACRO of the kernel's trace header"""
+    with open(TRACE_HEADER) as f:
+        text = f.read()
+    block = text[text.index('#define ' + macro):]
+    block = block[:block.index('\n\n')]
+    names = re.findall(r'EMe?\(\w+,\s*"(\w+)"\)', block)
+    return {first + i: name for i, name in enumerate(names)}
+
+
+if os.path.exists(TRACE_HEADER):
+    SAMPLE_NAMES = kernel_names('DAMON_PERF_SAMPLE_REASONS', 0)
+    CONTEXT_NAMES = kernel_names('DAMON_PERF_SAMPLE_CONTEXTS', 0)
+    MISS_NAMES = kernel_names('DAMON_REPORT_MISS_REASONS', 1)
+else:
+    SAMPLE_NAMES = CONTEXT_NAMES = MISS_NAMES = None
 
 # The events of one crafted run, as (task, pid, cpu, event, fields):
 #
@@ -67,6 +93,32 @@ EVENTS = [
      'total=2 matched=1 updated=0 dropped=0'),
 ]
 MALFORMED = 'damon_perf_drain: total=abc matched=1 updated=0 dropped=0'
+
+
+def named(events):
+    """EVENTS with the reasons and the context by name, as the kernel
+    prints them; the codes of the kernel's lists stay numbers"""
+    def name(table, match):
+        code = int(match.group(2))
+        return match.group(1) + table.get(code, str(code))
+    out = []
+    for task, pid, cpu, event, fields in events:
+        if event == S:
+            fields = re.sub(r'(reason=)(\d+)',
+                            lambda m: name(SAMPLE_NAMES, m), fields)
+            fields = re.sub(r'(context=)(\d+)',
+                            lambda m: name(CONTEXT_NAMES, m), fields)
+        elif event == 'damon_perf_report_missed':
+            fields = re.sub(r'(reason=)(\d+)',
+                            lambda m: name(MISS_NAMES, m), fields)
+        out.append((task, pid, cpu, event, fields))
+    return out
+
+
+# The numbers of raw readers and of kernels before the names
+RAW_EVENTS = EVENTS
+if SAMPLE_NAMES is not None:
+    EVENTS = named(RAW_EVENTS)
 
 EXPECTED_STAGES = {'callback': 14, 'valid': 8, 'enqueued': 6, 'drained': 5,
                    'matched': 2, 'region_updates': 1}
@@ -184,6 +236,18 @@ class FunnelNumbers(unittest.TestCase):
 
     def test_perf_script(self):
         result = compute(perf_script_text())
+        self.check_funnel(result)
+        self.assertEqual(result['warnings'], [])
+
+    @unittest.skipIf(SAMPLE_NAMES is None, 'no kernel trace header')
+    def test_names_as_the_kernel_prints_them(self):
+        self.assertIn('reason=valid context=process', EVENTS[0][4])
+        self.assertIn('context=nmi', EVENTS[8][4])
+        self.assertIn('reason=no_region', EVENTS[16][4])
+        self.assertEqual(len(SAMPLE_NAMES), len(funnel.SAMPLE_REASONS))
+
+    def test_numeric_codes(self):
+        result = compute(tracefs_text(events=RAW_EVENTS))
         self.check_funnel(result)
         self.assertEqual(result['warnings'], [])
 

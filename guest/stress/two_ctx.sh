@@ -158,7 +158,7 @@ subtest_two_ctx()
 		do
 			other=$((1 - k))
 			n=$(grep ' damon_perf_report_missed: ' "$inst/trace" |
-				grep -c -- "-${kds[k]} .*reason=1")
+				grep -c -- "-${kds[k]} .*reason=tgid")
 			if [ "$n" -gt 0 ]
 			then
 				pass "kdamond $k dropped $n samples as miss_tgid" \

@@ -86,7 +86,7 @@ aux_cpu_stat()
 }
 
 # aux_trace INST: fills at with the damon_perf_sample lines of the trace
-# instance INST: at[n] lines, at[ctx0] of them with context=0, at[other]
+# instance INST: at[n] lines, at[ctx0] of them with context=process, at[other]
 # the other contexts (context:count, or -), at[cpuN] the lines with cpu=N
 # (the CPU whose PMU wrote the record), at[cpus] those CPUs, and at[overrun]
 # the events overwritten
@@ -97,9 +97,9 @@ aux_trace()
 		/ damon_perf_sample: / {
 			n++
 			c = "?"
-			if (match($0, / context=[0-9]+/))
+			if (match($0, / context=[a-z0-9]+/))
 				c = substr($0, RSTART + 9, RLENGTH - 9)
-			if (c == "0")
+			if (c == "process")
 				ctx0++
 			else
 				other[c]++
@@ -319,7 +319,7 @@ aux_check_flags()
 		"DAMON counts more flagged transactions than the PMU made: $desc"
 }
 
-# aux_check_trace INST: every record traced with context=0 (the kdamond's
+# aux_check_trace INST: every record traced with context=process (the kdamond's
 # drain, process context), as many as perf_stats counts callbacks, and with
 # cpu= the CPU whose PMU wrote it: per CPU, as many as the PMU wrote there
 aux_check_trace()
@@ -336,10 +336,10 @@ aux_check_trace()
 	if [ "${at[n]}" -gt 0 ] && [ "${at[ctx0]}" -eq "${at[n]}" ] &&
 		{ [ "${at[n]}" -eq "$dc" ] || [ "${at[overrun]}" -gt 0 ]; }
 	then
-		pass "${at[n]} damon_perf_sample, all context=0" \
+		pass "${at[n]} damon_perf_sample, all context=process" \
 			"(callback $dc, ${at[overrun]} overwritten)"
 	else
-		fail "${at[n]} damon_perf_sample, ${at[ctx0]} with context=0," \
+		fail "${at[n]} damon_perf_sample, ${at[ctx0]} with context=process," \
 			"others (context:count) ${at[other]}; callback $dc," \
 			"${at[overrun]} overwritten"
 	fi

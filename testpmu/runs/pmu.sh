@@ -11,15 +11,15 @@
 #
 
 # The damon_perf_sample lines of the trace instance $1: prints "lines
-# context=2-lines other-contexts overrun"
+# context=hardirq-lines other-contexts overrun"
 sample_trace()
 {
 	awk '
 		/ damon_perf_sample: / {
 			n++
-			if ($0 ~ / context=2 /)
+			if ($0 ~ / context=hardirq /)
 				hard++
-			else if (match($0, / context=[0-9]+/))
+			else if (match($0, / context=[a-z0-9]+/))
 				other[substr($0, RSTART + 9, RLENGTH - 9)]++
 		}
 		END {
@@ -262,11 +262,11 @@ run_pmu()
 			if [ "$tr_n" -gt 0 ] && [ "$tr_hard" -eq "$tr_n" ] &&
 				{ [ "$tr_n" -eq "$dc" ] || [ "$overrun" -gt 0 ]; }
 			then
-				pass "$tr_n damon_perf_sample, all context=2" \
+				pass "$tr_n damon_perf_sample, all context=hardirq" \
 					"(callback $dc, $overrun overwritten)"
 			else
 				fail "$tr_n damon_perf_sample, $tr_hard with" \
-					"context=2, others (context:count) $tr_other;" \
+					"context=hardirq, others (context:count) $tr_other;" \
 					"callback $dc, $overrun overwritten"
 			fi
 		fi
