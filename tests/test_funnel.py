@@ -29,27 +29,25 @@ sys.path.insert(0, HERE)
 import damon_perf_funnel as funnel  # noqa: E402
 
 # The names by which the kernel prints the reasons and the context, from the
-# trace header of the same tree: EM(ENUM, "name") lines of each list, whose
-# enums count up from the first code (0 for the sample reasons and contexts,
-# 1 for the miss reasons).
+# trace header of the same tree: the { ENUM, "name" } entries of each enum
+# (by its prefix), which count up from the first code (0 for the sample
+# reasons and contexts, 1 for the miss reasons).
 TRACE_HEADER = os.path.join(HERE, '..', '..', '..', '..', 'include', 'trace',
                             'events', 'damon.h')
 
 
-def kernel_names(macro, first):
-    """{code: name} of the list MACRO of the kernel's trace header"""
+def kernel_names(prefix, first):
+    """{code: name} of the enum PREFIX* of the kernel's trace header"""
     with open(TRACE_HEADER) as f:
         text = f.read()
-    block = text[text.index('#define ' + macro):]
-    block = block[:block.index('\n\n')]
-    names = re.findall(r'EMe?\(\w+,\s*"(\w+)"\)', block)
+    names = re.findall(r'\{\s*%s\w+,\s*"(\w+)"\s*\}' % prefix, text)
     return {first + i: name for i, name in enumerate(names)}
 
 
 if os.path.exists(TRACE_HEADER):
-    SAMPLE_NAMES = kernel_names('DAMON_PERF_SAMPLE_REASONS', 0)
-    CONTEXT_NAMES = kernel_names('DAMON_PERF_SAMPLE_CONTEXTS', 0)
-    MISS_NAMES = kernel_names('DAMON_REPORT_MISS_REASONS', 1)
+    SAMPLE_NAMES = kernel_names('DAMON_PERF_SAMPLE_', 0)
+    CONTEXT_NAMES = kernel_names('DAMON_PERF_CTX_', 0)
+    MISS_NAMES = kernel_names('DAMON_REPORT_MISS_', 1)
 else:
     SAMPLE_NAMES = CONTEXT_NAMES = MISS_NAMES = None
 
