@@ -135,15 +135,15 @@ check_lines() {
 	BEGIN {
 		ns = split("addr data_src period cpu reason context sample_flags sample_type", SK, " ")
 		nd = split("total matched updated dropped", DK, " ")
-		n = split("valid null addr_zero kernel inv_phys xlate_fail guest not_ldst malformed", a, " ")
+		n = split("valid null addr_zero kernel inv_phys xlate_fail guest not_ldst malformed", nm, " ")
 		for (i = 1; i <= n; i++)
-			RN[a[i]] = i - 1
-		n = split("process softirq hardirq nmi", a, " ")
+			RN[nm[i]] = i - 1
+		n = split("process softirq hardirq nmi", nm, " ")
 		for (i = 1; i <= n; i++)
-			CN[a[i]] = i - 1
-		n = split("tgid no_region boundary", a, " ")
+			CN[nm[i]] = i - 1
+		n = split("tgid no_region boundary", nm, " ")
 		for (i = 1; i <= n; i++)
-			MN[a[i]] = i
+			MN[nm[i]] = i
 	}
 	/damon_perf_sample:/ {
 		nsamp++
