@@ -37,16 +37,24 @@ with_progress "$name" "${kmake[@]}" -j"$JOBS" CC="$cross_cc" \
 	die "$name: kbuild did not run sparse ($(grep -m1 -E "$SPARSE_INVALID" "$LOGS/$name.log"))"
 grep -q '  CHECK   .*mm/damon/core.c' "$LOGS/$name.log" ||
 	die "$name: sparse did not check mm/damon/core.c"
-for o in core.o sysfs.o ops-common.o vaddr.o paddr.o perf/events.o perf/report.o; do
+for o in core.o sysfs.o ops-common.o vaddr.o paddr.o; do
 	[ -f "$O/mm/damon/$o" ] || die "$name: mm/damon/$o was not built"
 done
 if [ "$variant" = on ]; then
 	[ -f "$O/mm/damon/perf/observe.o" ] || die "$name: mm/damon/perf/observe.o was not built"
 fi
 if [ "$variant" != noperf ]; then
+	for o in perf/events.o perf/report.o; do
+		[ -f "$O/mm/damon/$o" ] || die "$name: mm/damon/$o was not built"
+	done
 	[ -f "$O/kernel/events/core.o" ] || die "$name: kernel/events/core.o was not built"
 	[ "$arch" != arm64 ] || [ -f "$O/drivers/perf/arm_spe_pmu.o" ] ||
 		die "$name: drivers/perf/arm_spe_pmu.o was not built"
+else
+	# nothing of the perf source without perf events
+	for o in $(cd "$O/mm/damon" && find perf -name '*.o' 2>/dev/null); do
+		[ "$o" = perf/built-in.a ] || die "$name: mm/damon/$o was built without CONFIG_PERF_EVENTS"
+	done
 fi
 
 grep -E '(mm/damon/|include/linux/damon\.h|include/trace/events/damon\.h).*: (warning|error):' \
