@@ -8,10 +8,11 @@
 # The workload refaults its hot buffer all the time and wrote its cold
 # buffer once, before damo started.  KTAP on stdout:
 #
-#   start    'damo start --target_pid PID --probe_prep perf_event type=1
-#            config=2 sample_period=1' exits 0
+#   start    'damo start --target_pid PID --probe_prep perf_event
+#            type=software config=2 sample_period=1' exits 0
 #   sysfs    the kdamond's probe 0 has that prep in sysfs: nr_preps 1,
-#            prep_action perf_event, type 1, config 2, sample_period 1
+#            prep_action perf_event, type 1 (the software PMU's number, as
+#            the kernel resolved the name), config 2, sample_period 1
 #   report   'damo report access' exits 0 and shows the probe hits of the
 #            regions (tried_regions/<R>/probes/0/hits)
 #   hot      a region of the hot buffer has probe hits > 0
@@ -113,7 +114,9 @@ echo "1..$nr_tests"
 workload_start "$workload" 16 64 || { echo "Bail out! the workload did not start: $(head -c 200 "$wl_out")"; exit 1; }
 echo "# workload pid $wl_pid: $wl_line"
 
-prep="perf_event type=1 config=2 sample_period=1"
+# the software PMU by its name, which damo passes through and the kernel
+# resolves: its type number, 1 (PERF_TYPE_SOFTWARE), reads back
+prep="perf_event type=software config=2 sample_period=1"
 # shellcheck disable=SC2086 # the prep's words
 if damo start --target_pid "$wl_pid" --probe_prep $prep > "$tmpdir/start" 2>&1
 then

@@ -29,7 +29,11 @@
 # $CACHE/damo-src-VERSION.unavailable), the base is the modules of Debian's
 # binary package (deps.sh's $DAMO_ROOT) laid out as in the source, src/*.py:
 # the patches apply to both, the tests they add run on both, but the tree
-# has none of damo's other tests then, and the base commit says so.
+# has none of damo's other tests then, and the base commit says so.  The
+# tests of damo/series import damo's modules the way damo's own unit tests
+# do, through tests/unit/_test_damo_common.py of the source; a base of the
+# binary package has a stand-in of it (test_common_stand_in below), with
+# the function that they use.
 # Env: DAMO_PATCHED_GUEST, DAMO_USES_GUEST (the guest scripts),
 # DAMO_VM_TIMEOUT (600, in s).
 . "$(dirname "$0")/lib.sh"
@@ -52,10 +56,31 @@ if [ -d "$src_dir" ]; then
 	base_kind="Debian's source package $DAMO_PKG $DAMO_DEB_VERSION ($src_dir)"
 elif [ -f "$bin_dir/damo.py" ]; then
 	why=$(head -n 1 "$src_dir.unavailable" 2>/dev/null || echo "not fetched")
-	base_kind="the modules of Debian's binary package $DAMO_PKG $DAMO_DEB_VERSION ($bin_dir), as src/*.py: the source package is not available ($why)"
+	base_kind="the modules of Debian's binary package $DAMO_PKG $DAMO_DEB_VERSION ($bin_dir), as src/*.py, and a stand-in of damo's tests/unit/_test_damo_common.py: the source package is not available ($why)"
 else
 	die "damo-patch: neither $src_dir nor $bin_dir: run scripts/deps.sh"
 fi
+
+# tests/unit/_test_damo_common.py of a base of the binary package
+test_common_stand_in() {
+	cat <<'EOF'
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+#
+# A stand-in of damo's tests/unit/_test_damo_common.py, which Debian's
+# binary package of damo does not ship, laid out by the damon-perf harness
+# (scripts/damo-patch.sh) for the unit tests of its damo patch series.
+# Only what those tests use.
+
+import os
+import sys
+
+def add_damo_dir_to_syspath():
+    'Let the tests import the modules of damo, in src/ of the tree'
+    unit_tests_dir = os.path.dirname(os.path.realpath(__file__))
+    sys.path.append(os.path.join(unit_tests_dir, '..', '..', 'src'))
+EOF
+}
 
 # the patch files of damo/series, in order
 series=()
@@ -68,6 +93,7 @@ done <"$series_dir/series"
 # What the tree is made of: the base and every patch of the series
 key=$({
 	echo "$base_kind"
+	[ -d "$src_dir" ] || test_common_stand_in
 	for p in "${series[@]}"; do echo "$p"; cat "$series_dir/$p"; done
 } | sha256sum | cut -c1-40)
 
@@ -87,8 +113,9 @@ build_tree() {
 		(cd "$src_dir" && tar --exclude=./.pc -cf - .) | tar -C "$tree" -xf - ||
 			die "damo-patch: copying $src_dir failed"
 	else
-		mkdir -p "$tree/src"
+		mkdir -p "$tree/src" "$tree/tests/unit"
 		cp "$bin_dir"/*.py "$tree/src/" || die "damo-patch: copying $bin_dir failed"
+		test_common_stand_in >"$tree/tests/unit/_test_damo_common.py"
 	fi
 	cd "$tree"
 	git init -q -b debian
