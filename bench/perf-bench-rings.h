@@ -28,7 +28,7 @@ static unsigned long damon_bench_rings_bytes(struct damon_ctx *ctx)
 	int cpu;
 
 	for_each_possible_cpu(cpu) {
-		ring = per_cpu_ptr(ctx->report_rings, cpu);
+		ring = per_cpu_ptr(damon_report_rings(ctx), cpu);
 		bytes += sizeof(*ring) +
 			(ring->mask + 1) * sizeof(struct damon_access_report);
 	}
@@ -70,7 +70,7 @@ static int damon_bench_rings(unsigned long nr_drains)
 	for (r = 0; r < DAMON_BENCH_ROUNDS; r++) {
 		t0 = ktime_get_ns();
 		for (i = 0; i < nr_drains; i++)
-			damon_drain_reports(ctx, ctx->report_rings, snap);
+			damon_drain_reports(ctx, damon_report_rings(ctx), snap);
 		drain[r] = ktime_get_ns() - t0;
 		cond_resched();
 		if (fatal_signal_pending(current)) {

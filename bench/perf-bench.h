@@ -177,7 +177,7 @@ static unsigned long damon_bench_ring_size(struct damon_ctx *ctx)
 {
 	int cpu = cpumask_first(cpu_possible_mask);
 
-	return per_cpu_ptr(ctx->report_rings, cpu)->mask + 1;
+	return per_cpu_ptr(damon_report_rings(ctx), cpu)->mask + 1;
 }
 
 static int damon_bench_info(void)
@@ -219,7 +219,6 @@ static unsigned long damon_bench_push_range(struct damon_ctx *ctx,
 	};
 	unsigned long i, failed = 0;
 
-	damon_perf_report_set_source(&report, DAMON_REPORT_SRC_PERF_OVERFLOW);
 	for (i = 0; i < nr; i++) {
 		report.vaddr = start + prandom_u32_state(rnd) % len;
 		report.paddr = report.vaddr;
@@ -294,7 +293,7 @@ static int damon_bench_drain(unsigned long nr_regions,
 			err = -ENOMEM;
 			goto out;
 		}
-		damon_drain_reports(ctx, ctx->report_rings, snap);
+		damon_drain_reports(ctx, damon_report_rings(ctx), snap);
 		t2 = ktime_get_ns();
 		damon_apply_reports(ctx, snap, true);
 		t3 = ktime_get_ns();
