@@ -37,11 +37,10 @@
 # level buffer (a big one, not overwriting: a full buffer drops the newest
 # events and counts them, rather than losing the start) before the obs test
 # starts, and stops tracing right after it exits: the top level buffer sees
-# every event that the obs test's instances see.  It also sees the obs test's
-# negative controls (paddr kdamonds whose samples are inv_phys or xlate_fail), which
-# the obs test's own trace numbers leave out.  To cut them off, the obs
-# test's output is read line by line, and at its "workload: " line (printed
-# after the controls' kdamond exited and before the main kdamond starts:
+# every event that the obs test's instances see.  It would also see samples
+# from before the obs test's kdamond starts, which the obs test's own trace
+# numbers leave out.  To cut them off, the obs test's output is read line by
+# line, and at its "workload: " line (printed before the kdamond starts:
 # start_workload, then setup_damon, then run_damon) a marker is written to
 # trace_marker.  trace.txt is the trace after the marker (all '#' header
 # lines kept, so that the funnel still sees buffer losses); it is the window

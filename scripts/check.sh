@@ -156,7 +156,7 @@ light_checks() {
 	det get-maintainer bash "$TOP/scripts/get-maintainer.sh" --check
 	det docs bash "$TOP/scripts/docs-check.sh"
 	det roundtrip bash "$TOP/tests/export-roundtrip.sh"
-	stage funnel-unit env FUNNEL_DIR="$SRC/tools/testing/selftests/damon" \
+	stage funnel-unit env FUNNEL_DIR="$SRC/tools/mm" \
 		python3 "$TOP/tests/test_funnel.py" -v
 	# damo/series applied to Debian's damo, and damo's unit tests on it
 	stage damo-unit bash "$TOP/scripts/damo-patch.sh" unit
@@ -251,6 +251,7 @@ guest_selftests() {
 	stage kselftest-on env KSELFTEST_EXCLUDE="damon:sysfs.sh $timing_tests" \
 		bash "$TOP/scripts/kselftest.sh" on
 	stage obs-negative bash "$TOP/tests/obs-negative.sh" on
+	stage peer-damo bash "$TOP/tests/peer-damo.sh" on
 	# here, not in the foreground lane, so that the two guest lanes take
 	# about as long: with testpmu's paddr AUX runs the foreground lane had
 	# grown to ~590 s of a warm run against ~220 s here (666 s in all,

@@ -40,7 +40,7 @@ for t in perf trace-cmd bpftrace; do
 done
 
 out=$BUILD/vm/consumers
-args="--seconds $secs --funnel $SRC/tools/testing/selftests/damon/damon_perf_funnel.py"
+args="--seconds $secs --funnel $SRC/tools/mm/damon_perf_funnel.py"
 [ -n "$req" ] && args+=" --require '$req'"
 rc=0
 bash "$TOP/scripts/vm-run.sh" --name consumers --mem "${CONSUMERS_MEM:-2048}" \

@@ -36,7 +36,8 @@ kernel=$(objdir "$variant")/arch/x86/boot/bzImage
 [ -f "$kernel" ] || die "$name: no $kernel (run: make build VARIANT=$variant)"
 
 # The damon selftests: damon_perf_obs_test.sh, perf_fault_workload (its
-# workload) and damon_perf_funnel.py, from the tree the kernel was built of.
+# workload) and tools/mm/damon_perf_funnel.py, from the tree the kernel was
+# built of.
 # Installed here, not into build/kselftest, which kselftest.sh (make check)
 # removes and rebuilds.
 mkdir -p "$stage"
@@ -49,6 +50,9 @@ if [ -z "$inst" ]; then
 		TARGETS=damon O="$stage/kselftest-obj" INSTALL_PATH="$inst" install ||
 		die "$name: building the damon selftests failed"
 fi
+# the funnel is a tool of tools/mm, not a selftest: next to the test in the guest
+cp "$SRC/tools/mm/damon_perf_funnel.py" "$inst/damon/" ||
+	die "$name: no $SRC/tools/mm/damon_perf_funnel.py"
 for f in damon_perf_obs_test.sh damon_perf_funnel.py perf_fault_workload; do
 	[ -f "$inst/damon/$f" ] || die "$name: no $inst/damon/$f"
 done

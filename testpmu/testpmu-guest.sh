@@ -242,7 +242,7 @@
 #              range and no tgid filter: records at the stack pointer of
 #              the interrupted user task), vaddr and paddr: exits 0
 #   kmsg       no DAMON error in the kernel log during the runs above (before
-#              the obs tests, whose negative controls log errors)
+#              the obs tests, whose failures would log errors)
 #
 # Expected on a kernel whose paddr handler does not translate virtual-only
 # samples (the series before its paddr translation): pebs-paddr,

@@ -19,8 +19,8 @@ import sys
 import tempfile
 import unittest
 
-# The tool ships with the series' selftests: scripts/check.sh points
-# FUNNEL_DIR at tools/testing/selftests/damon of the expanded tree.
+# The tool ships with the series, in tools/mm: scripts/check.sh points
+# FUNNEL_DIR at tools/mm of the expanded tree.
 HERE = os.environ.get('FUNNEL_DIR',
                       os.path.dirname(os.path.abspath(__file__)))
 SCRIPT = os.path.join(HERE, 'damon_perf_funnel.py')
